@@ -1,0 +1,286 @@
+package sqlfront
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Format prints an expression back as SQL, in lower case with single spaces,
+// adding parentheses only where precedence requires them. Parsing the result
+// with ParseExpr gives back an equal AST (ignoring positions). It is meant for
+// error messages and debugging output.
+func Format(e Expr) string {
+	var b strings.Builder
+	writeExpr(&b, e)
+	return b.String()
+}
+
+// FormatSelect prints a select block back as SQL.
+func FormatSelect(s *Select) string {
+	var b strings.Builder
+	writeSelect(&b, s)
+	return b.String()
+}
+
+// FormatIdent returns name as it must be written in SQL: unchanged if it is
+// a lower-case, non-reserved identifier, else double-quoted.
+func FormatIdent(name string) string {
+	plain := name != "" && !reserved[name]
+	for i := 0; i < len(name) && plain; i++ {
+		c := name[i]
+		plain = c == '_' || 'a' <= c && c <= 'z' || i > 0 && (isDigit(c) || c == '$')
+	}
+	if plain {
+		return name
+	}
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// Precedence levels, loosest first.
+const (
+	precOr = iota + 1
+	precAnd
+	precNot
+	precCmp
+	precAdd
+	precMul
+	precUnary
+	precPrimary
+)
+
+func binaryPrec(op string) int {
+	switch op {
+	case "or":
+		return precOr
+	case "and":
+		return precAnd
+	case "+", "-":
+		return precAdd
+	case "*", "/", "%":
+		return precMul
+	}
+	return precCmp
+}
+
+func prec(e Expr) int {
+	switch e := e.(type) {
+	case *BinaryExpr:
+		return binaryPrec(e.Op)
+	case *UnaryExpr:
+		if e.Op == "not" {
+			return precNot
+		}
+		return precUnary
+	case *InExpr, *IsNullExpr, *BetweenExpr:
+		return precCmp
+	}
+	return precPrimary
+}
+
+// writeOperand writes e, parenthesised if its precedence is below min.
+func writeOperand(b *strings.Builder, e Expr, min int) {
+	if e != nil && prec(e) < min {
+		b.WriteByte('(')
+		writeExpr(b, e)
+		b.WriteByte(')')
+		return
+	}
+	writeExpr(b, e)
+}
+
+func writeExprList(b *strings.Builder, list []Expr) {
+	for i, e := range list {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writeExpr(b, e)
+	}
+}
+
+func writeExpr(b *strings.Builder, e Expr) {
+	switch e := e.(type) {
+	case nil:
+		b.WriteString("<nil>")
+	case *ColumnRef:
+		if e.Table != "" {
+			b.WriteString(FormatIdent(e.Table))
+			b.WriteByte('.')
+		}
+		b.WriteString(FormatIdent(e.Column))
+	case *IntLit:
+		if e.Text != "" {
+			b.WriteString(e.Text)
+		} else {
+			b.WriteString(strconv.FormatInt(e.Value, 10))
+		}
+	case *FloatLit:
+		if e.Text != "" {
+			b.WriteString(e.Text)
+		} else {
+			b.WriteString(strconv.FormatFloat(e.Value, 'g', -1, 64))
+		}
+	case *StringLit:
+		b.WriteString("'" + strings.ReplaceAll(e.Value, "'", "''") + "'")
+	case *BoolLit:
+		b.WriteString(strconv.FormatBool(e.Value))
+	case *NullLit:
+		b.WriteString("null")
+	case *BinaryExpr:
+		p := binaryPrec(e.Op)
+		writeOperand(b, e.L, p)
+		b.WriteString(" " + e.Op + " ")
+		writeOperand(b, e.R, p+1)
+	case *UnaryExpr:
+		if e.Op == "not" {
+			b.WriteString("not ")
+			writeOperand(b, e.X, precNot)
+			return
+		}
+		var x strings.Builder
+		writeOperand(&x, e.X, precUnary)
+		b.WriteString(e.Op)
+		if strings.HasPrefix(x.String(), "-") {
+			b.WriteByte(' ') // "--" would start a comment
+		}
+		b.WriteString(x.String())
+	case *FuncCall:
+		b.WriteString(FormatIdent(e.Name))
+		b.WriteByte('(')
+		switch {
+		case e.Star:
+			b.WriteByte('*')
+		case e.Distinct:
+			b.WriteString("distinct ")
+			fallthrough
+		default:
+			writeExprList(b, e.Args)
+		}
+		b.WriteByte(')')
+	case *InExpr:
+		writeOperand(b, e.X, precCmp)
+		if e.Not {
+			b.WriteString(" not")
+		}
+		b.WriteString(" in (")
+		if e.Query != nil {
+			writeSelect(b, e.Query)
+		} else {
+			writeExprList(b, e.List)
+		}
+		b.WriteByte(')')
+	case *ExistsExpr:
+		if e.Not {
+			b.WriteString("not ")
+		}
+		b.WriteString("exists (")
+		writeSelect(b, e.Query)
+		b.WriteByte(')')
+	case *SubqueryExpr:
+		b.WriteByte('(')
+		writeSelect(b, e.Query)
+		b.WriteByte(')')
+	case *CaseExpr:
+		b.WriteString("case")
+		if e.Operand != nil {
+			b.WriteByte(' ')
+			writeExpr(b, e.Operand)
+		}
+		for _, w := range e.Whens {
+			b.WriteString(" when ")
+			writeExpr(b, w.Cond)
+			b.WriteString(" then ")
+			writeExpr(b, w.Result)
+		}
+		if e.Else != nil {
+			b.WriteString(" else ")
+			writeExpr(b, e.Else)
+		}
+		b.WriteString(" end")
+	case *IsNullExpr:
+		writeOperand(b, e.X, precCmp)
+		if e.Not {
+			b.WriteString(" is not null")
+		} else {
+			b.WriteString(" is null")
+		}
+	case *BetweenExpr:
+		writeOperand(b, e.X, precCmp)
+		if e.Not {
+			b.WriteString(" not")
+		}
+		b.WriteString(" between ")
+		writeOperand(b, e.Lo, precAdd)
+		b.WriteString(" and ")
+		writeOperand(b, e.Hi, precAdd)
+	case *ParenExpr:
+		b.WriteByte('(')
+		writeExpr(b, e.X)
+		b.WriteByte(')')
+	}
+}
+
+func writeSelect(b *strings.Builder, s *Select) {
+	if s == nil {
+		b.WriteString("<nil>")
+		return
+	}
+	b.WriteString("select ")
+	if s.Distinct {
+		b.WriteString("distinct ")
+	}
+	for i, it := range s.Items {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		switch {
+		case it.Star && it.StarTable != "":
+			b.WriteString(FormatIdent(it.StarTable) + ".*")
+		case it.Star:
+			b.WriteByte('*')
+		default:
+			writeExpr(b, it.Expr)
+			if it.Alias != "" {
+				b.WriteString(" as " + FormatIdent(it.Alias))
+			}
+		}
+	}
+	b.WriteString(" from ")
+	for i, f := range s.From {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writeFrom(b, f)
+	}
+	if s.Where != nil {
+		b.WriteString(" where ")
+		writeExpr(b, s.Where)
+	}
+	if len(s.GroupBy) > 0 {
+		b.WriteString(" group by ")
+		writeExprList(b, s.GroupBy)
+	}
+	if s.Having != nil {
+		b.WriteString(" having ")
+		writeExpr(b, s.Having)
+	}
+}
+
+func writeFrom(b *strings.Builder, f FromItem) {
+	switch f := f.(type) {
+	case *TableRef:
+		b.WriteString(FormatIdent(f.Name))
+		if f.Alias != "" {
+			b.WriteString(" as " + FormatIdent(f.Alias))
+		}
+	case *DerivedTable:
+		b.WriteByte('(')
+		writeSelect(b, f.Query)
+		b.WriteString(") as " + FormatIdent(f.Alias))
+	case *Join:
+		writeFrom(b, f.Left)
+		b.WriteString(" join ")
+		writeFrom(b, f.Right)
+		b.WriteString(" on ")
+		writeExpr(b, f.On)
+	}
+}
