@@ -1,0 +1,210 @@
+package cp
+
+import "math"
+
+// newVar adds an engine variable (model or auxiliary) with domain d.
+func (s *solver) newVar(d Domain) int32 {
+	s.addVar(d)
+	s.watch = append(s.watch, nil)
+	s.isBool = append(s.isBool, d.Min() >= 0 && d.Max() <= 1)
+	s.cwatch = append(s.cwatch, nil, nil)
+	s.varWeight = append(s.varWeight, 0)
+	return int32(len(s.lo) - 1)
+}
+
+func litIdx(ls []Lit) []int32 {
+	out := make([]int32, len(ls))
+	for i, l := range ls {
+		out[i] = l.idx
+	}
+	return out
+}
+
+func varIdx(vs []IntVar) []int32 {
+	out := make([]int32, len(vs))
+	for i, v := range vs {
+		out[i] = v.idx
+	}
+	return out
+}
+
+func litVars(ls []int32) []int32 {
+	out := make([]int32, len(ls))
+	for i, l := range ls {
+		out[i] = l >> 1
+	}
+	return out
+}
+
+func negLits(ls []int32) []int32 {
+	out := make([]int32, len(ls))
+	for i, l := range ls {
+		out[i] = l ^ 1
+	}
+	return out
+}
+
+// exprVar returns an auxiliary variable equal to e.
+func (s *solver) exprVar(e LinearExpr, con int) int32 {
+	if len(e.Vars) == 1 && e.Coeffs[0] == 1 && e.Offset == 0 {
+		return e.Vars[0].idx
+	}
+	lo, hi := e.Offset, e.Offset
+	for i, x := range e.Vars {
+		a, b := e.Coeffs[i]*s.lo[x.idx], e.Coeffs[i]*s.hi[x.idx]
+		lo, hi = lo+min(a, b), hi+max(a, b)
+	}
+	a := s.newVar(NewDomain(lo, hi))
+	vars := append(varIdx(e.Vars), a)
+	coeffs := append(append([]int64(nil), e.Coeffs...), -1)
+	s.addProp(&linearProp{vars: vars, coeffs: coeffs, lo: -e.Offset, hi: -e.Offset}, vars, 0, false, con)
+	return a
+}
+
+// newSolver compiles the model into an engine. ok is false if the model
+// is already infeasible while posting (e.g. an empty clause).
+func newSolver(m *Model, withObjective bool) (s *solver, ok bool) {
+	s = &solver{m: m, cur: -1, failedProp: -1}
+	s.touch = s.onTouch
+	for _, d := range m.doms {
+		s.newVar(d)
+	}
+	ok = true
+	enc := map[int32]*encodingProp{}
+	for ci := range m.cons {
+		c := &m.cons[ci]
+		enf := litIdx(c.Enforcement)
+		ev := litVars(enf)
+		switch c.Kind {
+		case KindLinear:
+			vars := varIdx(c.Vars)
+			s.addProp(&linearProp{vars: vars, coeffs: c.Coeffs, lo: c.Lo, hi: c.Hi, enf: enf}, append(vars, ev...), 0, false, ci)
+		case KindNotEqual:
+			vars := varIdx(c.Vars)
+			s.addProp(&notEqualProp{vars: vars, coeffs: c.Coeffs, k: c.Lo, enf: enf}, append(vars, ev...), 0, true, ci)
+		case KindBoolOr:
+			ok = ok && s.addClause(append(negLits(enf), litIdx(c.Lits)...))
+		case KindBoolAnd:
+			for _, l := range c.Lits {
+				ok = ok && s.addClause(append(negLits(enf), l.idx))
+			}
+		case KindAtMostOne, KindExactlyOne:
+			ls := litIdx(c.Lits)
+			s.addProp(&amoProp{lits: ls, exact: c.Kind == KindExactlyOne}, litVars(ls), 0, true, ci)
+		case KindAllDifferent:
+			vars := varIdx(c.Vars)
+			s.addProp(&allDiffProp{vars: vars}, vars, 0, true, ci)
+		case KindElement:
+			s.addProp(&elementProp{index: c.Index.idx, target: c.Target.idx, values: c.Values}, []int32{c.Index.idx, c.Target.idx}, 1, true, ci)
+		case KindVarElement:
+			vars := varIdx(c.Vars)
+			s.addProp(&varElementProp{index: c.Index.idx, target: c.Target.idx, vars: vars},
+				append([]int32{c.Index.idx, c.Target.idx}, vars...), 1, true, ci)
+		case KindTable:
+			vars := varIdx(c.Vars)
+			s.addProp(&tableProp{vars: vars, tuples: c.Tuples}, vars, 1, true, ci)
+		case KindMembership, KindNonMembership:
+			x := c.Vars[0].idx
+			p := &memberProp{x: x, set: DomainFromValues(c.Values...), neg: c.Kind == KindNonMembership, enf: enf}
+			if len(enf) == 0 {
+				ok = ok && p.propagate(s) // unconditional: a root domain cut
+				continue
+			}
+			s.addProp(p, append([]int32{x}, ev...), 1, true, ci)
+		case KindBinPacking:
+			s.addBinPacking(c, ci)
+		case KindMinEquality, KindMaxEquality:
+			args := make([]int32, len(c.Exprs))
+			for i, e := range c.Exprs {
+				args[i] = s.exprVar(e, ci)
+			}
+			vars := append(append([]int32{c.Target.idx}, args...), ev...)
+			s.addProp(&minMaxProp{target: c.Target.idx, args: args, isMax: c.Kind == KindMaxEquality, enf: enf}, vars, 0, true, ci)
+		case KindEqLit, KindLeLit:
+			x := c.Vars[0].idx
+			p := enc[x]
+			if p == nil {
+				p = &encodingProp{x: x}
+				enc[x] = p
+			}
+			e := encLit{val: c.Values[0], b: c.Lits[0].idx >> 1}
+			if c.Kind == KindEqLit {
+				p.eqs = append(p.eqs, e)
+			} else {
+				p.les = append(p.les, e)
+			}
+		}
+	}
+	// Encoding propagators in variable order, for determinism.
+	for x := int32(0); x < int32(len(m.doms)); x++ {
+		if p := enc[x]; p != nil {
+			vars := []int32{x}
+			for _, e := range p.eqs {
+				vars = append(vars, e.b)
+			}
+			for _, e := range p.les {
+				vars = append(vars, e.b)
+			}
+			s.addProp(p, vars, 0, true, -1)
+		}
+	}
+	if withObjective && m.obj != nil {
+		e := m.obj.Expr
+		if m.obj.Maximize {
+			neg := LinearExpr{Offset: -e.Offset}
+			neg.AddExpr(LinearExpr{Vars: e.Vars, Coeffs: e.Coeffs}, -1)
+			e = neg
+		}
+		s.hasObj = true
+		s.objVar = s.exprVarAlways(e)
+		s.objUB = s.hi[s.objVar]
+		s.objProp = s.addProp(objProp{}, []int32{s.objVar}, 0, true, -1)
+	}
+	for p := range s.props {
+		for _, v := range s.props[p].vars {
+			s.varWeight[v]++
+		}
+	}
+	for v := range m.doms {
+		if m.origin[v] == originUser {
+			s.branchOn = append(s.branchOn, int32(v))
+		}
+	}
+	return s, ok
+}
+
+// exprVarAlways is exprVar but always creates a fresh variable, so the
+// objective variable is never a user variable shared with other roles.
+func (s *solver) exprVarAlways(e LinearExpr) int32 {
+	lo, hi := e.Offset, e.Offset
+	for i, x := range e.Vars {
+		a, b := e.Coeffs[i]*s.lo[x.idx], e.Coeffs[i]*s.hi[x.idx]
+		lo, hi = lo+min(a, b), hi+max(a, b)
+	}
+	a := s.newVar(NewDomain(lo, hi))
+	vars := append(varIdx(e.Vars), a)
+	coeffs := append(append([]int64(nil), e.Coeffs...), -1)
+	s.addProp(&linearProp{vars: vars, coeffs: coeffs, lo: -e.Offset, hi: -e.Offset}, vars, 0, false, -1)
+	return a
+}
+
+func (s *solver) addBinPacking(c *ConstraintInfo, ci int) {
+	p := &binPackProp{items: varIdx(c.Vars), sizes: c.Values, bins: c.Bins, loads: varIdx(c.Loads),
+		binOf: map[int64]int{}, req: make([]int64, len(c.Bins)), pos: make([]int64, len(c.Bins))}
+	binSet := DomainFromValues(c.Bins...)
+	p.closed = true
+	for j, b := range c.Bins {
+		p.binOf[b] = j
+	}
+	for i, x := range c.Vars {
+		p.total += c.Values[i]
+		d := s.m.doms[x.idx]
+		if d.Intersect(binSet).Size() != d.Size() {
+			p.closed = false
+		}
+	}
+	if p.total > math.MaxInt64/4 {
+		p.closed = false
+	}
+	s.addProp(p, append(append([]int32(nil), p.items...), p.loads...), 1, true, ci)
+}

@@ -1,0 +1,190 @@
+package cp
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+)
+
+// searchCtl holds the limits and bookkeeping shared by all search phases.
+type searchCtl struct {
+	ctx       context.Context
+	deadline  time.Time
+	nodeLimit int64
+	stopped   bool
+	tick      int
+
+	rng *rand.Rand
+
+	branches, conflicts, solutions int64
+	restarts, lnsRounds, lnsImpr   int64
+	conflictsByCon                 map[int]int64
+
+	best    []int64 // incumbent assignment (engine variables)
+	bestObj int64   // internal (minimised) objective of best
+	hint    []int64
+	hasHint []bool
+
+	useIncumbent bool // solution-guided value choice
+	objDir       []int8
+}
+
+// shouldStop checks the time limit and context every 256 calls.
+func (s *solver) shouldStop(c *searchCtl) bool {
+	if c.stopped {
+		return true
+	}
+	if c.nodeLimit > 0 && c.branches >= c.nodeLimit {
+		c.stopped = true
+		return true
+	}
+	c.tick++
+	if c.tick&255 != 0 {
+		return false
+	}
+	if !c.deadline.IsZero() && time.Now().After(c.deadline) {
+		c.stopped = true
+	}
+	if c.ctx.Err() != nil {
+		c.stopped = true
+	}
+	return c.stopped
+}
+
+type dfsResult int
+
+const (
+	dfsExhausted dfsResult = iota // no (better) solution below base
+	dfsLimit                      // conflict limit reached
+	dfsStopped                    // time, context or node limit
+	dfsSolved                     // solution found and no objective
+)
+
+// dfs explores below level base with binary branching (x op v, then its
+// refutation) and branch-and-bound: every solution tightens objUB.
+func (s *solver) dfs(c *searchCtl, base int, conflictLimit int64) dfsResult {
+	startConf := c.conflicts
+	for {
+		if s.propagate() {
+			if s.shouldStop(c) {
+				return dfsStopped
+			}
+			d, ok := s.choose(c)
+			if !ok {
+				s.recordSolution(c)
+				if !s.hasObj {
+					return dfsSolved
+				}
+				s.objUB = c.bestObj - 1
+				s.enqueue(s.objProp)
+				continue
+			}
+			c.branches++
+			s.pushLevel()
+			s.decisions = append(s.decisions, d)
+			s.apply(d, false)
+			continue
+		}
+		c.conflicts++
+		if fp := s.failedProp; fp >= 0 {
+			s.props[fp].weight++
+			for _, v := range s.props[fp].vars {
+				s.varWeight[v]++
+			}
+			if con := s.props[fp].con; con >= 0 {
+				c.conflictsByCon[con]++
+			}
+		}
+		if s.level() <= base {
+			return dfsExhausted
+		}
+		d := s.decisions[s.level()-1]
+		s.backtrackTo(s.level() - 1)
+		s.apply(d, true)
+		if conflictLimit > 0 && c.conflicts-startConf >= conflictLimit {
+			if s.propagate() || s.level() > base {
+				return dfsLimit
+			}
+			return dfsExhausted
+		}
+		if s.shouldStop(c) {
+			return dfsStopped
+		}
+	}
+}
+
+func (s *solver) recordSolution(c *searchCtl) {
+	c.solutions++
+	if c.best == nil {
+		c.best = make([]int64, len(s.lo))
+	}
+	copy(c.best, s.lo)
+	if s.hasObj {
+		c.bestObj = s.lo[s.objVar]
+	}
+}
+
+// choose picks the next decision: dom/wdeg variable choice among unfixed
+// user variables (any unfixed variable as a fallback), then a value.
+func (s *solver) choose(c *searchCtl) (decision, bool) {
+	best := int32(-1)
+	var bestScore float64
+	for _, v := range s.branchOn {
+		if s.lo[v] == s.hi[v] {
+			continue
+		}
+		score := float64(s.size(v)) / float64(s.varWeight[v]+1)
+		if best < 0 || score < bestScore {
+			best, bestScore = v, score
+		}
+	}
+	if best < 0 {
+		for v := range s.lo {
+			if s.lo[v] != s.hi[v] {
+				best = int32(v)
+				break
+			}
+		}
+		if best < 0 {
+			return decision{}, false
+		}
+	}
+	return s.chooseValue(c, best), true
+}
+
+// chooseValue prefers the incumbent (solution-guided search), then the
+// hint, then the objective's direction, then the smallest value; large
+// domains are split in half instead.
+func (s *solver) chooseValue(c *searchCtl, v int32) decision {
+	if c.useIncumbent && c.best != nil && s.contains(v, c.best[v]) {
+		return decision{v: v, op: opEq, val: c.best[v]}
+	}
+	if int(v) < len(c.hasHint) && c.hasHint[v] && s.contains(v, c.hint[v]) {
+		return decision{v: v, op: opEq, val: c.hint[v]}
+	}
+	lo, hi := s.lo[v], s.hi[v]
+	up := int(v) < len(c.objDir) && c.objDir[v] < 0 // larger values improve the objective
+	if hi-lo >= 64 {
+		mid := lo + (hi-lo)/2
+		if up {
+			return decision{v: v, op: opGe, val: mid + 1}
+		}
+		return decision{v: v, op: opLe, val: mid}
+	}
+	if up {
+		return decision{v: v, op: opEq, val: hi}
+	}
+	return decision{v: v, op: opEq, val: lo}
+}
+
+// luby returns the i-th term (1-based) of the Luby sequence 1,1,2,1,1,2,4,...
+func luby(i int64) int64 {
+	for k := int64(1); ; k++ {
+		if i == (int64(1)<<k)-1 {
+			return int64(1) << (k - 1)
+		}
+		if i < (int64(1)<<k)-1 {
+			return luby(i - (int64(1) << (k - 1)) + 1)
+		}
+	}
+}

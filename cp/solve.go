@@ -1,0 +1,245 @@
+package cp
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// Solve searches for a solution (an optimal one if there is an
+// objective). The Response is never nil; the error is non-nil only for an
+// invalid model (status ModelInvalid, wrapping ErrInvalidModel).
+func (m *Model) Solve(ctx context.Context, p Params) (*Response, error) {
+	start := time.Now()
+	r := &Response{}
+	r.Stats.Variables = len(m.doms)
+	r.Stats.Constraints = len(m.cons)
+	r.Stats.ConstraintsByKind = map[string]int{}
+	for i := range m.cons {
+		r.Stats.ConstraintsByKind[string(m.cons[i].Kind)]++
+	}
+	if m.err != nil {
+		r.Status = ModelInvalid
+		return r, m.err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	c := &searchCtl{ctx: ctx, nodeLimit: p.NodeLimit, conflictsByCon: map[int]int64{},
+		rng: rand.New(rand.NewPCG(uint64(p.Seed), 0x9e3779b97f4a7c15))}
+	if p.TimeLimit > 0 {
+		c.deadline = start.Add(p.TimeLimit)
+	}
+	if d, ok := ctx.Deadline(); ok && (c.deadline.IsZero() || d.Before(c.deadline)) {
+		c.deadline = d
+	}
+	s, ok := newSolver(m, true)
+	c.hint = make([]int64, len(s.lo))
+	c.hasHint = make([]bool, len(s.lo))
+	for _, h := range m.hints {
+		c.hint[h.v], c.hasHint[h.v] = h.val, true
+	}
+	c.objDir = make([]int8, len(s.lo))
+	if m.obj != nil {
+		for i, x := range m.obj.Expr.Vars {
+			k := m.obj.Expr.Coeffs[i]
+			if m.obj.Maximize {
+				k = -k
+			}
+			if k > 0 {
+				c.objDir[x.idx] = 1
+			} else {
+				c.objDir[x.idx] = -1
+			}
+		}
+	}
+	st, core := s.run(c, ok, p, &r.Stats, start)
+	r.Status = st
+	r.Stats.Branches, r.Stats.Conflicts, r.Stats.Solutions = c.branches, c.conflicts, c.solutions
+	r.Stats.Restarts, r.Stats.LNSRounds, r.Stats.LNSImprovements = c.restarts, c.lnsRounds, c.lnsImpr
+	r.Stats.ConflictsByName = map[string]int64{}
+	for con, n := range c.conflictsByCon {
+		name := m.cons[con].Name
+		if name == "" {
+			name = string(m.cons[con].Kind)
+		}
+		r.Stats.ConflictsByName[name] += n
+	}
+	if c.best != nil && (st == Optimal || st == Feasible) {
+		r.values = append([]int64(nil), c.best[:len(m.doms)]...)
+		if m.obj != nil {
+			r.Objective = evalExpr(m.obj.Expr, r.values)
+		}
+	}
+	if m.obj != nil {
+		b := s.lo[s.objVar] // level-base lower bound of the minimised objective
+		if st == Optimal {
+			b = c.bestObj
+		}
+		if m.obj.Maximize {
+			b = -b
+		}
+		r.Bound = b
+	}
+	if st == Infeasible && len(m.assumptions) > 0 {
+		r.Core = m.minimizeCore(ctx, core, c.deadline)
+	}
+	r.Stats.Search = time.Since(start) - r.Stats.Presolve
+	return r, nil
+}
+
+// run performs root propagation, the assumptions, then the search
+// portfolio. It returns the status and, if infeasible under assumptions,
+// a candidate core.
+func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time) (Status, []Lit) {
+	m := s.m
+	if !ok || !s.propagate() {
+		st.Presolve = time.Since(start)
+		return Infeasible, nil
+	}
+	s.presolveStats(st)
+	st.Presolve = time.Since(start)
+	for i, a := range m.assumptions {
+		s.pushLevel()
+		s.decisions = append(s.decisions, decision{v: -1})
+		if !s.setLit(a.idx, true) || !s.propagate() {
+			return Infeasible, append([]Lit(nil), m.assumptions[:i+1]...)
+		}
+	}
+	base := len(m.assumptions)
+	lns := &lnsState{frac: 0.2}
+	var i int64
+	for {
+		i++
+		res := s.dfs(c, base, luby(i)*64)
+		switch res {
+		case dfsSolved:
+			return Optimal, nil
+		case dfsExhausted:
+			if c.best != nil {
+				return Optimal, nil
+			}
+			return Infeasible, append([]Lit(nil), m.assumptions...)
+		}
+		s.backtrackTo(base)
+		if res == dfsStopped {
+			break
+		}
+		c.restarts++
+		if c.best != nil && s.hasObj && !p.DisableLNS {
+			// Give LNS about three times the effort of the complete search.
+			budget := c.branches * 3
+			spent := int64(0)
+			for spent < budget && !c.stopped {
+				b0 := c.branches
+				if s.lnsRound(c, lns, base) {
+					// The neighbourhood proved the incumbent optimal only if
+					// it fixed nothing; lnsRound reports that case.
+					return Optimal, nil
+				}
+				spent += c.branches - b0 + 1
+			}
+			if c.stopped {
+				break
+			}
+		}
+		// Solution-guided restarts: alternate following the incumbent.
+		c.useIncumbent = c.best != nil && i%2 == 0
+	}
+	if c.best != nil {
+		return Feasible, nil
+	}
+	return Unknown, nil
+}
+
+func (s *solver) presolveStats(st *Stats) {
+	m := s.m
+	for v := range m.doms {
+		if !s.fixed(int32(v)) {
+			st.PresolvedVariables++
+		}
+	}
+	st.PresolvedByKind = map[string]int{}
+	for i := range m.cons {
+		c := &m.cons[i]
+		open := false
+		for _, x := range c.Vars {
+			open = open || !s.fixed(x.idx)
+		}
+		for _, l := range c.Lits {
+			open = open || !s.fixed(l.idx>>1)
+		}
+		for _, l := range c.Enforcement {
+			open = open || !s.fixed(l.idx>>1)
+		}
+		for _, x := range c.Loads {
+			open = open || !s.fixed(x.idx)
+		}
+		for _, e := range c.Exprs {
+			for _, x := range e.Vars {
+				open = open || !s.fixed(x.idx)
+			}
+		}
+		if c.Kind == KindElement || c.Kind == KindVarElement || c.Kind == KindMinEquality || c.Kind == KindMaxEquality {
+			open = open || !s.fixed(c.Target.idx)
+			if c.Kind != KindMinEquality && c.Kind != KindMaxEquality {
+				open = open || !s.fixed(c.Index.idx)
+			}
+		}
+		if open {
+			st.PresolvedConstraints++
+			st.PresolvedByKind[string(c.Kind)]++
+		}
+	}
+}
+
+// feasibleUnder decides whether the model (objective ignored) is feasible
+// under the given assumptions, within a conflict budget. It returns
+// Infeasible, Optimal (feasible) or Unknown.
+func (m *Model) feasibleUnder(ctx context.Context, assumptions []Lit, deadline time.Time, conflicts int64) Status {
+	s, ok := newSolver(m, false)
+	if !ok || !s.propagate() {
+		return Infeasible
+	}
+	c := &searchCtl{ctx: ctx, deadline: deadline, conflictsByCon: map[int]int64{}, rng: rand.New(rand.NewPCG(1, 2))}
+	for _, a := range assumptions {
+		s.pushLevel()
+		s.decisions = append(s.decisions, decision{v: -1})
+		if !s.setLit(a.idx, true) || !s.propagate() {
+			return Infeasible
+		}
+	}
+	switch s.dfs(c, len(assumptions), conflicts) {
+	case dfsExhausted:
+		return Infeasible
+	case dfsSolved:
+		return Optimal
+	}
+	return Unknown
+}
+
+// minimizeCore shrinks an infeasible set of assumptions by deletion:
+// drop an assumption whenever the rest is still provably infeasible
+// within a small budget. The result is infeasible on its own.
+func (m *Model) minimizeCore(ctx context.Context, core []Lit, deadline time.Time) []Lit {
+	core = append([]Lit(nil), core...)
+	if len(core) > 64 {
+		return core
+	}
+	for i := len(core) - 1; i >= 0; i-- {
+		if ctx.Err() != nil || (!deadline.IsZero() && time.Now().After(deadline)) {
+			break
+		}
+		trial := append(append([]Lit(nil), core[:i]...), core[i+1:]...)
+		if m.feasibleUnder(ctx, trial, deadline, 2000) == Infeasible {
+			core = trial
+		}
+	}
+	return core
+}
+
+// String summarises a response for logs.
+func (r *Response) String() string {
+	return fmt.Sprintf("%v objective=%d bound=%d branches=%d conflicts=%d", r.Status, r.Objective, r.Bound, r.Stats.Branches, r.Stats.Conflicts)
+}

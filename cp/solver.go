@@ -1,0 +1,326 @@
+package cp
+
+// solver is the search engine state for one Solve call: the store, the
+// propagators and their subscriptions, the clause database, and the
+// decision stack.
+
+type propagator interface {
+	// propagate narrows domains; false means a conflict.
+	propagate(s *solver) bool
+}
+
+type propInfo struct {
+	p        propagator
+	vars     []int32 // subscribed variables
+	prio     uint8   // 0 runs before 1 (cheap before expensive)
+	selfWake bool    // re-run when its own changes touch its variables
+	con      int     // model constraint index, -1 for internal
+	weight   int64   // dom/wdeg failure count
+}
+
+type decision struct {
+	v   int32
+	op  uint8 // opEq: v == val, opLe: v <= val, opGe: v >= val
+	val int64
+}
+
+const (
+	opEq uint8 = iota
+	opLe
+	opGe
+)
+
+type solver struct {
+	store
+	m      *Model
+	props  []propInfo
+	watch  [][]int32 // var -> propagators
+	inQ    []bool
+	queues [2][]int32
+	cur    int32 // propagator running, -1 if none
+
+	// Clauses use two watched literals; literal l is 2*var+neg as in Lit.
+	clauses  [][]int32
+	cwatch   [][]int32 // literal -> clauses watching it
+	isBool   []bool
+	litQ     []int32 // fixed Boolean variables awaiting clause propagation
+	litQHead int
+
+	failed     bool  // a domain wipe-out happened outside propagate
+	failedProp int32 // propagator that failed last, -1 if none
+
+	levelStart []int
+	decisions  []decision
+
+	// Objective, always minimised internally (Maximize negates).
+	hasObj  bool
+	objVar  int32
+	objProp int32
+	objUB   int64
+
+	varWeight []int64 // Σ weights of the propagators on a variable
+	branchOn  []int32 // decision variables, user variables first
+}
+
+func (s *solver) level() int { return len(s.levelStart) }
+
+func (s *solver) onTouch(v int32) {
+	for _, p := range s.watch[v] {
+		if !s.inQ[p] && (p != s.cur || s.props[p].selfWake) {
+			s.inQ[p] = true
+			pr := s.props[p].prio
+			s.queues[pr] = append(s.queues[pr], p)
+		}
+	}
+	if s.isBool[v] && s.lo[v] == s.hi[v] {
+		s.litQ = append(s.litQ, v)
+	}
+}
+
+func (s *solver) enqueue(p int32) {
+	if !s.inQ[p] {
+		s.inQ[p] = true
+		pr := s.props[p].prio
+		s.queues[pr] = append(s.queues[pr], p)
+	}
+}
+
+func (s *solver) addProp(p propagator, vars []int32, prio uint8, selfWake bool, con int) int32 {
+	id := int32(len(s.props))
+	seen := map[int32]bool{}
+	var vs []int32
+	for _, v := range vars {
+		if !seen[v] {
+			seen[v] = true
+			vs = append(vs, v)
+			s.watch[v] = append(s.watch[v], id)
+		}
+	}
+	s.props = append(s.props, propInfo{p: p, vars: vs, prio: prio, selfWake: selfWake, con: con, weight: 1})
+	s.inQ = append(s.inQ, false)
+	s.enqueue(id)
+	return id
+}
+
+// Literal helpers: l = 2*var + negated.
+
+func (s *solver) litTrue(l int32) bool {
+	v := l >> 1
+	return s.lo[v] == s.hi[v] && s.lo[v] == int64(1-l&1)
+}
+
+func (s *solver) litFalse(l int32) bool {
+	v := l >> 1
+	return s.lo[v] == s.hi[v] && s.lo[v] == int64(l&1)
+}
+
+func (s *solver) setLit(l int32, val bool) bool {
+	x := int64(1 - l&1)
+	if !val {
+		x = 1 - x
+	}
+	return s.fix(l>>1, x)
+}
+
+// enfState summarises enforcement literals: st is 1 if all are true, -1 if
+// one is false, else 0; last is the only unfixed literal when all others
+// are true, else -1.
+func (s *solver) enfState(e []int32) (st int, last int32) {
+	last = -1
+	unfixed := 0
+	for _, l := range e {
+		switch {
+		case s.litFalse(l):
+			return -1, -1
+		case !s.litTrue(l):
+			unfixed++
+			last = l
+		}
+	}
+	if unfixed == 0 {
+		return 1, -1
+	}
+	if unfixed > 1 {
+		last = -1
+	}
+	return 0, last
+}
+
+// enfViolated is called when the constraint itself cannot hold: the
+// enforcement conjunction must then be false.
+func (s *solver) enfViolated(e []int32) bool {
+	st, last := s.enfState(e)
+	switch {
+	case st == -1:
+		return true
+	case st == 1:
+		return false
+	case last >= 0:
+		return s.setLit(last, false)
+	}
+	return true
+}
+
+// addClause adds a clause over literal indices; it handles tautologies,
+// duplicates and root-level unit clauses.
+func (s *solver) addClause(lits []int32) bool {
+	seen := map[int32]bool{}
+	var c []int32
+	for _, l := range lits {
+		if seen[l^1] || s.litTrue(l) {
+			return true // tautology or already satisfied at the root
+		}
+		if !seen[l] && !s.litFalse(l) {
+			seen[l] = true
+			c = append(c, l)
+		}
+	}
+	switch len(c) {
+	case 0:
+		return false
+	case 1:
+		return s.setLit(c[0], true)
+	}
+	id := int32(len(s.clauses))
+	s.clauses = append(s.clauses, c)
+	s.cwatch[c[0]] = append(s.cwatch[c[0]], id)
+	s.cwatch[c[1]] = append(s.cwatch[c[1]], id)
+	return true
+}
+
+// propagateClauses processes the clauses watching literals that just
+// became false.
+func (s *solver) propagateClauses() bool {
+	for s.litQHead < len(s.litQ) {
+		v := s.litQ[s.litQHead]
+		s.litQHead++
+		f := v<<1 | int32(s.lo[v]) // the literal of v that is now false
+		ws := s.cwatch[f]
+		j := 0
+		for i := 0; i < len(ws); i++ {
+			cid := ws[i]
+			c := s.clauses[cid]
+			if c[0] == f {
+				c[0], c[1] = c[1], c[0]
+			}
+			if s.litTrue(c[0]) {
+				ws[j] = cid
+				j++
+				continue
+			}
+			moved := false
+			for k := 2; k < len(c); k++ {
+				if !s.litFalse(c[k]) {
+					c[1], c[k] = c[k], c[1]
+					s.cwatch[c[1]] = append(s.cwatch[c[1]], cid)
+					moved = true
+					break
+				}
+			}
+			if moved {
+				continue
+			}
+			ws[j] = cid
+			j++
+			if s.litFalse(c[0]) || !s.setLit(c[0], true) {
+				copy(ws[j:], ws[i+1:])
+				s.cwatch[f] = ws[:j+len(ws)-i-1]
+				return false
+			}
+		}
+		s.cwatch[f] = ws[:j]
+	}
+	return true
+}
+
+// propagate runs clauses and propagators to a fixpoint.
+func (s *solver) propagate() bool {
+	s.failedProp = -1
+	if s.failed {
+		s.failed = false
+		s.clearQueues()
+		return false
+	}
+	for {
+		if !s.propagateClauses() {
+			s.clearQueues()
+			return false
+		}
+		var p int32 = -1
+		for pr := range s.queues {
+			if q := s.queues[pr]; len(q) > 0 {
+				p = q[0]
+				s.queues[pr] = q[1:]
+				break
+			}
+		}
+		if p < 0 {
+			if s.litQHead < len(s.litQ) {
+				continue
+			}
+			s.litQ, s.litQHead = s.litQ[:0], 0
+			return true
+		}
+		s.inQ[p] = false
+		s.cur = p
+		ok := s.props[p].p.propagate(s)
+		s.cur = -1
+		if !ok {
+			s.failedProp = p
+			s.clearQueues()
+			return false
+		}
+	}
+}
+
+func (s *solver) clearQueues() {
+	for pr := range s.queues {
+		for _, p := range s.queues[pr] {
+			s.inQ[p] = false
+		}
+		s.queues[pr] = s.queues[pr][:0]
+	}
+	s.litQ, s.litQHead = s.litQ[:0], 0
+}
+
+func (s *solver) pushLevel() { s.levelStart = append(s.levelStart, len(s.trail)) }
+
+// backtrackTo undoes every change made above level l.
+func (s *solver) backtrackTo(l int) {
+	if l >= s.level() {
+		return
+	}
+	s.undo(s.levelStart[l])
+	s.levelStart = s.levelStart[:l]
+	if len(s.decisions) > l {
+		s.decisions = s.decisions[:l]
+	}
+	s.clearQueues()
+	s.failed = false
+}
+
+// apply performs a decision (or its refutation when neg is set).
+func (s *solver) apply(d decision, neg bool) {
+	var ok bool
+	switch {
+	case d.op == opEq && !neg:
+		ok = s.fix(d.v, d.val)
+	case d.op == opEq:
+		ok = s.remove(d.v, d.val)
+	case (d.op == opLe) != neg: // v <= val, or refuting v >= val
+		if d.op == opLe {
+			ok = s.setMax(d.v, d.val)
+		} else {
+			ok = s.setMax(d.v, d.val-1)
+		}
+	default: // v >= val, or refuting v <= val
+		if d.op == opGe {
+			ok = s.setMin(d.v, d.val)
+		} else {
+			ok = s.setMin(d.v, d.val+1)
+		}
+	}
+	if !ok {
+		s.failed = true
+	}
+}

@@ -1,0 +1,319 @@
+package cp
+
+import "math/bits"
+
+// The store holds the current domain of every variable during search and
+// the trail that undoes changes on backtrack. Small ranges (span below
+// bitsetSpan) keep a bitset so that value removal is O(1); other
+// variables keep bounds plus an immutable interval list that is replaced
+// (and the old one trailed) when a hole is punched, which is rare.
+
+const bitsetSpan = 1 << 12
+
+const (
+	tLo uint8 = iota
+	tHi
+	tWord
+	tIvs
+)
+
+type trailEnt struct {
+	v    int32
+	kind uint8
+	w    int32 // word index (tWord) or ivTrail index (tIvs)
+	old  int64
+}
+
+type store struct {
+	lo, hi  []int64
+	base    []int64
+	bits    [][]uint64   // nil for interval variables
+	ivs     [][]interval // interval variables: allowed values (further cut by lo/hi)
+	trail   []trailEnt
+	ivTrail [][]interval
+	touch   func(v int32) // called after every domain change
+}
+
+func (st *store) addVar(d Domain) {
+	lo, hi := d.Min(), d.Max()
+	st.lo = append(st.lo, lo)
+	st.hi = append(st.hi, hi)
+	st.base = append(st.base, lo)
+	if hi-lo < bitsetSpan {
+		w := make([]uint64, (hi-lo)/64+1)
+		for _, iv := range d.ivs {
+			for v := iv.lo; v <= iv.hi; v++ {
+				k := v - lo
+				w[k>>6] |= 1 << (k & 63)
+			}
+		}
+		st.bits = append(st.bits, w)
+		st.ivs = append(st.ivs, nil)
+	} else {
+		st.bits = append(st.bits, nil)
+		st.ivs = append(st.ivs, d.ivs)
+	}
+}
+
+func (st *store) fixed(v int32) bool { return st.lo[v] == st.hi[v] }
+
+func (st *store) contains(v int32, x int64) bool {
+	if x < st.lo[v] || x > st.hi[v] {
+		return false
+	}
+	if b := st.bits[v]; b != nil {
+		k := x - st.base[v]
+		return b[k>>6]&(1<<(k&63)) != 0
+	}
+	return Domain{st.ivs[v]}.Contains(x)
+}
+
+// next returns the smallest value >= x in v's domain.
+func (st *store) next(v int32, x int64) (int64, bool) {
+	if x < st.lo[v] {
+		x = st.lo[v]
+	}
+	if x > st.hi[v] {
+		return 0, false
+	}
+	if b := st.bits[v]; b != nil {
+		k := x - st.base[v]
+		end := st.hi[v] - st.base[v]
+		wi := k >> 6
+		w := b[wi] &^ (1<<(k&63) - 1)
+		for {
+			if w != 0 {
+				r := wi<<6 + int64(bits.TrailingZeros64(w))
+				if r > end {
+					return 0, false
+				}
+				return r + st.base[v], true
+			}
+			wi++
+			if wi<<6 > end {
+				return 0, false
+			}
+			w = b[wi]
+		}
+	}
+	for _, iv := range st.ivs[v] {
+		if iv.hi >= x {
+			r := max(iv.lo, x)
+			if r > st.hi[v] {
+				return 0, false
+			}
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+// prev returns the largest value <= x in v's domain.
+func (st *store) prev(v int32, x int64) (int64, bool) {
+	if x > st.hi[v] {
+		x = st.hi[v]
+	}
+	if x < st.lo[v] {
+		return 0, false
+	}
+	if b := st.bits[v]; b != nil {
+		k := x - st.base[v]
+		start := st.lo[v] - st.base[v]
+		wi := k >> 6
+		w := b[wi]
+		if s := k & 63; s < 63 {
+			w &= 1<<(s+1) - 1
+		}
+		for {
+			if w != 0 {
+				r := wi<<6 + 63 - int64(bits.LeadingZeros64(w))
+				if r < start {
+					return 0, false
+				}
+				return r + st.base[v], true
+			}
+			wi--
+			if wi < 0 || (wi<<6)+63 < start {
+				return 0, false
+			}
+			w = b[wi]
+		}
+	}
+	ivs := st.ivs[v]
+	for i := len(ivs) - 1; i >= 0; i-- {
+		if ivs[i].lo <= x {
+			r := min(ivs[i].hi, x)
+			if r < st.lo[v] {
+				return 0, false
+			}
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+// size returns the number of values in v's domain.
+func (st *store) size(v int32) int64 {
+	lo, hi := st.lo[v], st.hi[v]
+	if lo == hi {
+		return 1
+	}
+	if b := st.bits[v]; b != nil {
+		a, z := lo-st.base[v], hi-st.base[v]
+		var n int
+		for wi := a >> 6; wi <= z>>6; wi++ {
+			w := b[wi]
+			if wi == a>>6 {
+				w &^= 1<<(a&63) - 1
+			}
+			if wi == z>>6 && z&63 < 63 {
+				w &= 1<<(z&63+1) - 1
+			}
+			n += bits.OnesCount64(w)
+		}
+		return int64(n)
+	}
+	var n int64
+	for _, iv := range st.ivs[v] {
+		l, h := max(iv.lo, lo), min(iv.hi, hi)
+		if l <= h {
+			n += h - l + 1
+		}
+	}
+	return n
+}
+
+func (st *store) setMin(v int32, x int64) bool {
+	if x <= st.lo[v] {
+		return true
+	}
+	n, ok := st.next(v, x)
+	if !ok {
+		return false
+	}
+	st.trail = append(st.trail, trailEnt{v: v, kind: tLo, old: st.lo[v]})
+	st.lo[v] = n
+	st.touch(v)
+	return true
+}
+
+func (st *store) setMax(v int32, x int64) bool {
+	if x >= st.hi[v] {
+		return true
+	}
+	n, ok := st.prev(v, x)
+	if !ok {
+		return false
+	}
+	st.trail = append(st.trail, trailEnt{v: v, kind: tHi, old: st.hi[v]})
+	st.hi[v] = n
+	st.touch(v)
+	return true
+}
+
+func (st *store) fix(v int32, x int64) bool {
+	if !st.contains(v, x) {
+		return false
+	}
+	return st.setMin(v, x) && st.setMax(v, x)
+}
+
+// remove deletes x from v's domain.
+func (st *store) remove(v int32, x int64) bool {
+	switch {
+	case x < st.lo[v] || x > st.hi[v]:
+		return true
+	case x == st.lo[v]:
+		return st.setMin(v, x+1)
+	case x == st.hi[v]:
+		return st.setMax(v, x-1)
+	}
+	if b := st.bits[v]; b != nil {
+		k := x - st.base[v]
+		if b[k>>6]&(1<<(k&63)) == 0 {
+			return true
+		}
+		st.trail = append(st.trail, trailEnt{v: v, kind: tWord, w: int32(k >> 6), old: int64(b[k>>6])})
+		b[k>>6] &^= 1 << (k & 63)
+		st.touch(v)
+		return true
+	}
+	d := Domain{st.ivs[v]}
+	if !d.Contains(x) {
+		return true
+	}
+	st.setIvs(v, d.Intersect(DomainFromValues(x).Complement()).ivs)
+	return true
+}
+
+func (st *store) setIvs(v int32, ivs []interval) {
+	st.ivTrail = append(st.ivTrail, st.ivs[v])
+	st.trail = append(st.trail, trailEnt{v: v, kind: tIvs, w: int32(len(st.ivTrail) - 1)})
+	st.ivs[v] = ivs
+	st.touch(v)
+}
+
+// intersect restricts v's domain to values in d.
+func (st *store) intersect(v int32, d Domain) bool {
+	if d.IsEmpty() {
+		return false
+	}
+	if !st.setMin(v, d.Min()) || !st.setMax(v, d.Max()) {
+		return false
+	}
+	if st.bits[v] != nil {
+		for x, ok := st.lo[v], true; ok; x, ok = st.next(v, x+1) {
+			if !d.Contains(x) && !st.remove(v, x) {
+				return false
+			}
+			if x == st.hi[v] {
+				break
+			}
+		}
+		return st.lo[v] <= st.hi[v]
+	}
+	cur := Domain{st.ivs[v]}.Intersect(NewDomain(st.lo[v], st.hi[v]))
+	nd := cur.Intersect(d)
+	if nd.IsEmpty() {
+		return false
+	}
+	if len(nd.ivs) != len(cur.ivs) || nd.Min() != cur.Min() || nd.Max() != cur.Max() || nd.Size() != cur.Size() {
+		st.setIvs(v, nd.ivs)
+		return st.setMin(v, nd.Min()) && st.setMax(v, nd.Max())
+	}
+	return true
+}
+
+// undo pops trail entries down to length n.
+func (st *store) undo(n int) {
+	for i := len(st.trail) - 1; i >= n; i-- {
+		e := st.trail[i]
+		switch e.kind {
+		case tLo:
+			st.lo[e.v] = e.old
+		case tHi:
+			st.hi[e.v] = e.old
+		case tWord:
+			st.bits[e.v][e.w] = uint64(e.old)
+		case tIvs:
+			st.ivs[e.v] = st.ivTrail[e.w]
+			st.ivTrail = st.ivTrail[:e.w]
+		}
+	}
+	st.trail = st.trail[:n]
+}
+
+// domain returns v's current domain (for debugging and small domains).
+func (st *store) domain(v int32) Domain {
+	var vals []int64
+	if st.bits[v] == nil {
+		return Domain{st.ivs[v]}.Intersect(NewDomain(st.lo[v], st.hi[v]))
+	}
+	for x, ok := st.lo[v], true; ok; x, ok = st.next(v, x+1) {
+		vals = append(vals, x)
+		if x == st.hi[v] {
+			break
+		}
+	}
+	return DomainFromValues(vals...)
+}
