@@ -199,7 +199,23 @@ func (p *parser) expected(what string) {
 	if t.kind == tIllegal {
 		panic(bailout{})
 	}
-	p.failAt(t.pos, "expected %s, found %s", what, p.describe(t))
+	pos := t.pos
+	if t.kind == tEOF {
+		pos = p.posOf(p.lastEnd) // just after the last token, not past trailing comments
+	}
+	p.failAt(pos, "expected %s, found %s", what, p.describe(t))
+}
+
+// posOf computes the position of a byte offset.
+func (p *parser) posOf(off int) Pos {
+	line, lineStart := 1, 0
+	for i := 0; i < off; i++ {
+		if p.src[i] == '\n' {
+			line++
+			lineStart = i + 1
+		}
+	}
+	return Pos{Offset: off, Line: line, Col: off - lineStart + 1}
 }
 
 func (p *parser) recoverBailout() {
@@ -352,7 +368,7 @@ func (p *parser) parseStmt(info *stmtInfo) {
 		p.next()
 		info.stmt = p.parseCreateIndex(t, true)
 	case k.kind == tIdent:
-		p.failAt(t.pos, "unsupported statement \"create %s\": a schema may contain only create table, create index and create view statements", k.val)
+		p.failAt(t.pos, "unsupported statement \"create %s ...\": a schema may contain only create table, create index and create view statements", k.val)
 	default:
 		p.expected(`"table", "index" or "view" after "create"`)
 	}
@@ -461,7 +477,7 @@ func (p *parser) parseTableElement(ct *CreateTable) string {
 			refPos := p.tok().pos
 			fk.RefColumns = p.identList("referenced column list")
 			if len(fk.RefColumns) != len(fk.Columns) {
-				p.failAt(refPos, "foreign key has %d columns but references %d", len(fk.Columns), len(fk.RefColumns))
+				p.failAt(refPos, "foreign key has %s but references %d", plural(len(fk.Columns), "column"), len(fk.RefColumns))
 			}
 		}
 		ct.ForeignKeys = append(ct.ForeignKeys, fk)
@@ -735,4 +751,12 @@ func (p *parser) attachAnnotations() {
 			st.Annotations = append(st.Annotations, a)
 		}
 	}
+}
+
+// plural returns "1 column", "2 columns", ...
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
