@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 )
 
@@ -315,10 +316,10 @@ func (p *parser) parseSchema() *Schema {
 		if e.Stmt != "" {
 			continue
 		}
-		for _, sp := range p.spans {
-			if sp.start <= e.Pos.Offset && e.Pos.Offset < sp.end {
-				e.Stmt = sp.name
-			}
+		// Spans are in source order; find the last one starting at or before e.
+		i := sort.Search(len(p.spans), func(i int) bool { return p.spans[i].start > e.Pos.Offset }) - 1
+		if i >= 0 && e.Pos.Offset < p.spans[i].end {
+			e.Stmt = p.spans[i].name
 		}
 	}
 	return sch
