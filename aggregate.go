@@ -1,0 +1,98 @@
+package weave
+
+import (
+	"github.com/weavesql/weave/cp"
+)
+
+// Aggregate is a constraint aggregate: a function over the values of a
+// column in a group that holds or not, like all_different. Selected by a
+// hard-constraint view ("select all_different(node_name) from pod group by
+// app"), it must hold in every group.
+//
+// Registering one takes a few lines: Post adds the constraints to the
+// solver's model, Holds checks a solved group (for verification).
+type Aggregate struct {
+	// Name is how SQL calls it (case-insensitive).
+	Name string
+	// Post constrains the group's values. Each value is a linear expression
+	// over solver variables (strings are codes: equal strings, equal
+	// codes); present[i] holds when row i belongs to the group (TrueLit
+	// for rows that always do). It returns the constraints it added so
+	// Weave can attribute them to the view.
+	Post func(m *cp.Model, values []cp.LinearExpr, present []cp.Lit) []cp.Constraint
+	// Holds reports whether the aggregate holds over a group's solved
+	// values (int64, string or bool). Verify uses it.
+	Holds func(values []any) bool
+}
+
+// AllDifferent is the built-in all_different aggregate: the values of
+// the group are pairwise distinct. It is registered through the same
+// mechanism as user aggregates.
+var AllDifferent = Aggregate{
+	Name: "all_different",
+	Post: func(m *cp.Model, values []cp.LinearExpr, present []cp.Lit) []cp.Constraint {
+		always := true
+		for _, p := range present {
+			always = always && p == m.TrueLit()
+		}
+		if always {
+			vars := make([]cp.IntVar, len(values))
+			for i, v := range values {
+				vars[i] = asVar(m, v)
+			}
+			return []cp.Constraint{m.AddAllDifferent(vars...)}
+		}
+		// Rows that exist only under a condition: pairwise, enforced by
+		// both rows being present.
+		var out []cp.Constraint
+		for i := range values {
+			for j := i + 1; j < len(values); j++ {
+				var d cp.LinearExpr
+				d.AddExpr(values[i], 1).AddExpr(values[j], -1)
+				out = append(out, m.AddNotEqual(d, 0).OnlyEnforceIf(present[i], present[j]))
+			}
+		}
+		return out
+	},
+	Holds: func(values []any) bool {
+		seen := map[any]bool{}
+		for _, v := range values {
+			if v == nil {
+				continue
+			}
+			if seen[v] {
+				return false
+			}
+			seen[v] = true
+		}
+		return true
+	},
+}
+
+var builtinAggregates = map[string]Aggregate{"all_different": AllDifferent}
+
+// asVar turns an expression into a variable: the variable itself, a
+// constant, or a new variable equal to the expression.
+func asVar(m *cp.Model, e cp.LinearExpr) cp.IntVar {
+	if len(e.Vars) == 0 {
+		return m.NewConstant(e.Offset)
+	}
+	if len(e.Vars) == 1 && e.Coeffs[0] == 1 && e.Offset == 0 {
+		return e.Vars[0]
+	}
+	var lo, hi int64
+	lo, hi = e.Offset, e.Offset
+	for i, v := range e.Vars {
+		d := m.VarDomain(v.Index())
+		a, b := e.Coeffs[i]*d.Min(), e.Coeffs[i]*d.Max()
+		if a > b {
+			a, b = b, a
+		}
+		lo, hi = lo+a, hi+b
+	}
+	x := m.NewIntVar(lo, hi, "")
+	var d cp.LinearExpr
+	d.AddExpr(e, 1).AddTerm(x, -1)
+	m.AddEquality(d, 0)
+	return x
+}

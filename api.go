@@ -1,0 +1,132 @@
+package weave
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Status is the outcome of a solve. Infeasibility is a status, not an error:
+// errors are reserved for failures (bad SQL, database trouble, invalid models).
+type Status int
+
+// The statuses of a solve, in the order of cp.Status.
+const (
+	// Unknown means no solution was found before the time limit.
+	Unknown Status = iota
+	// Feasible means a solution was found but not proven optimal.
+	Feasible
+	// Infeasible means the hard constraints are proven unsatisfiable.
+	Infeasible
+	// Optimal means the solution is proven optimal (or the model has no
+	// soft constraints and the solution satisfies every hard constraint).
+	Optimal
+)
+
+var statusNames = [...]string{Unknown: "UNKNOWN", Feasible: "FEASIBLE", Infeasible: "INFEASIBLE", Optimal: "OPTIMAL"}
+
+// String returns the upper-case name used in JSON output: UNKNOWN,
+// FEASIBLE, INFEASIBLE or OPTIMAL.
+func (s Status) String() string {
+	if s >= 0 && int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// HasSolution reports whether a Result with this status carries tables.
+func (s Status) HasSolution() bool { return s == Feasible || s == Optimal }
+
+// Sentinel errors, checked with errors.Is. Errors returned by this package
+// wrap one of them and add context (view, position, table, rows).
+var (
+	// ErrCompile marks errors in the schema text: syntax, unsupported SQL,
+	// unknown names, type errors, undecidable domains.
+	ErrCompile = errors.New("weave: compile error")
+	// ErrSchemaMismatch marks a database that lacks a table, view or
+	// column the model reads, or holds one with an incompatible type.
+	ErrSchemaMismatch = errors.New("weave: schema mismatch")
+	// ErrNotConnected is returned by Solve before a successful Connect.
+	ErrNotConnected = errors.New("weave: model not connected to a database")
+	// ErrData marks state the model cannot be grounded on, such as a NULL
+	// where the schema promises a value or a value outside every domain.
+	ErrData = errors.New("weave: bad data")
+	// ErrVerify marks a solution the database itself found to violate a
+	// hard constraint, or a soft constraint whose value differs from the
+	// solver's: a compiler bug, never returned as a valid solution.
+	ErrVerify = errors.New("weave: verification failed")
+	// ErrSolver marks a failure of the solver backend (an invalid model).
+	ErrSolver = errors.New("weave: solver error")
+)
+
+// SolveOptions tunes one Solve call. The zero value solves with no time
+// limit other than the context's, seed 0, and no verification.
+type SolveOptions struct {
+	// Timeout bounds the search; on expiry Solve returns the best solution
+	// found so far with status Feasible, or Unknown if there is none.
+	Timeout time.Duration
+	// Seed makes the search reproducible: with one worker and the same seed
+	// and data, Solve returns the same solution.
+	Seed int64
+	// Verify re-checks the solution inside the database: the assignment is
+	// written in a transaction that is rolled back, and every hard view and
+	// soft view is evaluated by the database itself.
+	Verify bool
+	// Workers is the number of parallel search workers; 0 means 1.
+	Workers int
+}
+
+// Row is one row of a solved table, keyed by column name. Values are
+// int64, bool, string or nil (SQL NULL).
+type Row map[string]any
+
+// Table is a solved table: its columns in schema order and every row with
+// the variable columns filled in.
+type Table struct {
+	Name    string
+	Columns []string
+	Rows    []Row
+}
+
+// Result is what Solve returns.
+type Result struct {
+	Status Status
+	// Objective is the sum of the soft-constraint views; nil without
+	// soft constraints or without a solution.
+	Objective *int64
+	// Bound is the best proven bound on the objective (nil if none).
+	Bound *int64
+	// Soft holds the value of each soft-constraint view.
+	Soft map[string]int64
+	// Tables holds every table with variable columns, solved, by name.
+	Tables map[string]*Table
+	// Stats describes the model and the time spent in each phase.
+	Stats Stats
+}
+
+// Table returns the solved table with the given name, or nil.
+func (r *Result) Table(name string) *Table {
+	if r == nil || r.Tables == nil {
+		return nil
+	}
+	return r.Tables[name]
+}
+
+// Stats describes a solve: model size and time per phase.
+type Stats struct {
+	Variables   int            `json:"variables"`
+	Constraints int            `json:"constraints"`
+	ByKind      map[string]int `json:"constraints_by_kind"`
+	// PerView counts the constraints each view contributed.
+	PerView map[string]int `json:"constraints_by_view"`
+	// Rows counts the rows read per relation.
+	Rows    map[string]int `json:"rows_read"`
+	Fetch   time.Duration  `json:"fetch_ns"`
+	Ground  time.Duration  `json:"ground_ns"`
+	Solve   time.Duration  `json:"solve_ns"`
+	Extract time.Duration  `json:"extract_ns"`
+	Verify  time.Duration  `json:"verify_ns"`
+	// Branches and Conflicts come from the solver.
+	Branches  int64 `json:"branches"`
+	Conflicts int64 `json:"conflicts"`
+}

@@ -1,0 +1,173 @@
+package weave
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/weavesql/weave/internal/analyze"
+	"github.com/weavesql/weave/internal/ir"
+	"github.com/weavesql/weave/internal/sqlfront"
+)
+
+// Model is a compiled schema. Compile it once; Connect it to a database;
+// Solve it whenever the state changes. A Model is safe for use by one
+// goroutine at a time.
+type Model struct {
+	schema string
+	prog   *ir.Program
+	ast    *sqlfront.Schema
+	aggs   map[string]Aggregate
+	db     *sql.DB
+	mu     sync.Mutex
+}
+
+// CompileOption configures Compile.
+type CompileOption func(*compileConfig)
+
+type compileConfig struct {
+	aggs map[string]Aggregate
+}
+
+// WithAggregate registers a constraint aggregate, usable in the select list
+// of a hard-constraint view like the built-in all_different.
+func WithAggregate(a Aggregate) CompileOption {
+	return func(c *compileConfig) { c.aggs[strings.ToLower(a.Name)] = a }
+}
+
+// CompileError is one positioned error in a schema.
+type CompileError struct {
+	Line, Col int
+	// View is the table or view the error is in, if known.
+	View string
+	Msg  string
+}
+
+func (e *CompileError) Error() string {
+	if e.View != "" {
+		return fmt.Sprintf("%d:%d: %s: %s", e.Line, e.Col, e.View, e.Msg)
+	}
+	return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg)
+}
+
+// CompileErrors is every error found in a schema, sorted by position. It
+// wraps ErrCompile.
+type CompileErrors []*CompileError
+
+func (l CompileErrors) Error() string {
+	switch len(l) {
+	case 0:
+		return "weave: no errors"
+	case 1:
+		return "weave: " + l[0].Error()
+	}
+	return fmt.Sprintf("weave: %s (and %d more errors)", l[0], len(l)-1)
+}
+
+// Unwrap makes errors.Is(err, ErrCompile) true.
+func (l CompileErrors) Unwrap() error { return ErrCompile }
+
+// Compile parses and analyses a schema. No database is needed. Errors are
+// CompileErrors carrying the view name and line:column of each problem.
+func Compile(schema string, opts ...CompileOption) (*Model, error) {
+	cfg := &compileConfig{aggs: map[string]Aggregate{}}
+	for name, a := range builtinAggregates {
+		cfg.aggs[name] = a
+	}
+	for _, o := range opts {
+		o(cfg)
+	}
+	names := map[string]bool{}
+	for name, a := range cfg.aggs {
+		if a.Post == nil {
+			return nil, fmt.Errorf("%w: aggregate %s has no Post function", ErrCompile, name)
+		}
+		if isReservedFunc(name) {
+			return nil, fmt.Errorf("%w: aggregate name %s is reserved", ErrCompile, name)
+		}
+		names[name] = true
+	}
+	ast, err := sqlfront.Parse(schema)
+	if err != nil {
+		return nil, convertErrors(err)
+	}
+	prog, err := analyze.Analyze(ast, analyze.Options{ConstraintAggregates: names})
+	if err != nil {
+		return nil, convertErrors(err)
+	}
+	return &Model{schema: schema, prog: prog, ast: ast, aggs: cfg.aggs}, nil
+}
+
+func isReservedFunc(name string) bool {
+	switch name {
+	case "count", "sum", "min", "max", "coalesce":
+		return true
+	}
+	return false
+}
+
+func convertErrors(err error) error {
+	var list sqlfront.ErrorList
+	if errors.As(err, &list) {
+		out := make(CompileErrors, 0, len(list))
+		for _, e := range list {
+			out = append(out, &CompileError{Line: e.Pos.Line, Col: e.Pos.Col, View: e.Stmt, Msg: e.Msg})
+		}
+		return out
+	}
+	var one *sqlfront.Error
+	if errors.As(err, &one) {
+		return CompileErrors{{Line: one.Pos.Line, Col: one.Pos.Col, View: one.Stmt, Msg: one.Msg}}
+	}
+	return fmt.Errorf("%w: %v", ErrCompile, err)
+}
+
+// ViewInfo describes what Weave does with one view.
+type ViewInfo struct {
+	Name string
+	// Role is "pushdown", "hard", "soft" or "intermediate".
+	Role string
+	Line int
+}
+
+// Views lists the schema's views in order with their roles.
+func (m *Model) Views() []ViewInfo {
+	var out []ViewInfo
+	for _, v := range m.prog.Views {
+		out = append(out, ViewInfo{Name: v.Name, Role: roleName(v.Kind), Line: v.Pos.Line})
+	}
+	return out
+}
+
+func roleName(k ir.ViewKind) string {
+	switch k {
+	case ir.Pushdown:
+		return "pushdown"
+	case ir.Hard:
+		return "hard"
+	case ir.Soft:
+		return "soft"
+	}
+	return "intermediate"
+}
+
+// VariableColumns lists the decision columns as "table.column", sorted.
+func (m *Model) VariableColumns() []string {
+	var out []string
+	for _, t := range m.prog.Tables {
+		for _, c := range t.Columns {
+			if c.Variable {
+				out = append(out, t.Name+"."+c.Name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// IR returns the compiled program in comprehension form, for debugging and
+// golden tests.
+func (m *Model) IR() string { return m.prog.String() }

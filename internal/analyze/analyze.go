@@ -1,0 +1,267 @@
+// Package analyze turns a parsed schema into Weave's IR: it resolves names,
+// types every expression, marks what depends on decision columns, decides
+// the role of each view (pushed down, hard, soft, intermediate), infers the
+// domain of each decision column and rejects, with a position, every
+// construct Weave does not support.
+package analyze
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/weavesql/weave/internal/ir"
+	"github.com/weavesql/weave/internal/sqlfront"
+)
+
+// Options configure analysis.
+type Options struct {
+	// ConstraintAggregates are the names of registered constraint
+	// aggregates (all_different and user-defined ones), lower case.
+	ConstraintAggregates map[string]bool
+}
+
+// Analyze lowers a parsed schema to IR. It reports every error it finds, as
+// a sqlfront.ErrorList sorted by position.
+func Analyze(s *sqlfront.Schema, opts Options) (*ir.Program, error) {
+	a := &analyzer{opts: opts, prog: &ir.Program{}, tables: map[string]*ir.Table{}, views: map[string]*ir.View{}}
+	for _, st := range s.Stmts {
+		switch st := st.(type) {
+		case *sqlfront.CreateTable:
+			a.table(st)
+		case *sqlfront.CreateIndex:
+			a.index(st)
+		case *sqlfront.CreateView:
+			a.view(st)
+		}
+	}
+	if len(a.errs) == 0 {
+		a.inferDomains()
+	}
+	a.errs.Sort()
+	if len(a.errs) > 0 {
+		return nil, a.errs
+	}
+	return a.prog, nil
+}
+
+type analyzer struct {
+	opts   Options
+	prog   *ir.Program
+	tables map[string]*ir.Table
+	views  map[string]*ir.View
+	errs   sqlfront.ErrorList
+	stmt   string // name of the table or view being analysed
+}
+
+func (a *analyzer) errorf(p sqlfront.Pos, format string, args ...any) {
+	a.errs = append(a.errs, &sqlfront.Error{Pos: p, Stmt: a.stmt, Msg: fmt.Sprintf(format, args...)})
+}
+
+func pos(p sqlfront.Pos) ir.Pos { return ir.Pos{Line: p.Line, Col: p.Col} }
+
+func columnType(t sqlfront.TypeName) (ir.Type, bool) {
+	switch t.Name {
+	case "int", "integer", "bigint", "smallint":
+		return ir.Int, true
+	case "boolean", "bool":
+		return ir.Bool, true
+	case "varchar", "char", "text":
+		return ir.String, true
+	}
+	return ir.Invalid, false
+}
+
+func (a *analyzer) nameTaken(name string, p sqlfront.Pos) bool {
+	if a.tables[name] != nil || a.views[name] != nil {
+		a.errorf(p, "%q is already defined", name)
+		return true
+	}
+	return false
+}
+
+func (a *analyzer) table(st *sqlfront.CreateTable) {
+	a.stmt = st.Name
+	if a.nameTaken(st.Name, st.NamePos) {
+		return
+	}
+	t := &ir.Table{Name: st.Name, Pos: pos(st.Pos), Text: st.Text}
+	for _, cd := range st.Columns {
+		typ, ok := columnType(cd.Type)
+		if !ok {
+			a.errorf(cd.Pos, "column %s: unsupported type %s (use integer, bigint, boolean, varchar or text)", cd.Name, cd.Type.Name)
+		}
+		if t.Column(cd.Name) >= 0 {
+			a.errorf(cd.Pos, "duplicate column %s", cd.Name)
+			continue
+		}
+		c := &ir.Column{Name: cd.Name, Type: typ, NotNull: cd.NotNull || cd.PrimaryKey}
+		if cd.PrimaryKey {
+			t.PrimaryKey = append(t.PrimaryKey, len(t.Columns))
+		}
+		if fk := cd.References; fk != nil {
+			ref := &ir.ColumnRefTarget{Table: fk.RefTable}
+			if len(fk.RefColumns) == 1 {
+				ref.Column = fk.RefColumns[0]
+			}
+			c.References = ref
+		}
+		t.Columns = append(t.Columns, c)
+	}
+	for _, name := range st.PrimaryKey {
+		i := t.Column(name)
+		if i < 0 {
+			a.errorf(st.Pos, "primary key names unknown column %s", name)
+			continue
+		}
+		t.PrimaryKey = append(t.PrimaryKey, i)
+		t.Columns[i].NotNull = true
+	}
+	for _, fk := range st.ForeignKeys {
+		if len(fk.Columns) != 1 {
+			continue // multi-column keys constrain rows, not single domains
+		}
+		i := t.Column(fk.Columns[0])
+		if i < 0 {
+			a.errorf(fk.Pos, "foreign key names unknown column %s", fk.Columns[0])
+			continue
+		}
+		ref := &ir.ColumnRefTarget{Table: fk.RefTable}
+		if len(fk.RefColumns) == 1 {
+			ref.Column = fk.RefColumns[0]
+		}
+		t.Columns[i].References = ref
+	}
+	for _, an := range st.Annotations {
+		switch an.Name {
+		case "variable_columns":
+			if len(an.Items) == 0 {
+				a.errorf(an.Pos, "@variable_columns needs a column list, e.g. -- @variable_columns (node_name)")
+			}
+			for _, it := range an.Items {
+				i := t.Column(it.Name)
+				if i < 0 {
+					a.errorf(it.Pos, "@variable_columns names unknown column %s of table %s", it.Name, t.Name)
+					continue
+				}
+				c := t.Columns[i]
+				c.Variable = true
+				for _, o := range it.Options {
+					if o == "nullable" {
+						c.Nullable = true
+					} else {
+						a.errorf(it.Pos, "unknown option %q for variable column %s (the only option is nullable)", o, it.Name)
+					}
+				}
+				if c.Nullable && c.NotNull {
+					a.errorf(it.Pos, "variable column %s is declared not null and nullable", it.Name)
+				}
+				for _, k := range t.PrimaryKey {
+					if k == i {
+						a.errorf(it.Pos, "variable column %s is part of the primary key; keys must be input columns", it.Name)
+					}
+				}
+			}
+		default:
+			a.errorf(an.Pos, "@%s does not apply to a table (only @variable_columns does)", an.Name)
+		}
+	}
+	a.tables[t.Name] = t
+	a.prog.Tables = append(a.prog.Tables, t)
+}
+
+func (a *analyzer) index(st *sqlfront.CreateIndex) {
+	a.stmt = st.Name
+	t := a.tables[st.Table]
+	if t == nil {
+		a.errorf(st.Pos, "index %s is on unknown table %s", st.Name, st.Table)
+		return
+	}
+	for _, c := range st.Columns {
+		if t.Column(c) < 0 {
+			a.errorf(st.Pos, "index %s names unknown column %s of table %s", st.Name, c, t.Name)
+			return
+		}
+	}
+	t.Indexes = append(t.Indexes, st.Text)
+}
+
+func (a *analyzer) view(st *sqlfront.CreateView) {
+	a.stmt = st.Name
+	if a.nameTaken(st.Name, st.NamePos) {
+		return
+	}
+	kind := ir.Intermediate
+	annotated := false
+	for _, an := range st.Annotations {
+		switch an.Name {
+		case "hard_constraint", "soft_constraint":
+			if annotated {
+				a.errorf(an.Pos, "a view is either a hard or a soft constraint, not both")
+			}
+			annotated = true
+			kind = ir.Hard
+			if an.Name == "soft_constraint" {
+				kind = ir.Soft
+			}
+			if len(an.Items) > 0 {
+				a.errorf(an.Pos, "@%s takes no arguments", an.Name)
+			}
+		default:
+			a.errorf(an.Pos, "@%s does not apply to a view (use @hard_constraint or @soft_constraint)", an.Name)
+		}
+	}
+	nerr := len(a.errs)
+	q := a.query(st.Query, nil, kind)
+	if q == nil || len(a.errs) > nerr {
+		return
+	}
+	if len(st.Columns) > 0 {
+		if len(st.Columns) != len(q.Select) {
+			a.errorf(st.NamePos, "view %s names %d columns but its query yields %d", st.Name, len(st.Columns), len(q.Select))
+			return
+		}
+		for i, n := range st.Columns {
+			q.Select[i].Name = n
+		}
+	}
+	seen := map[string]bool{}
+	for _, o := range q.Select {
+		if seen[o.Name] && kind != ir.Hard {
+			a.errorf(st.Query.Pos, "view %s yields two columns named %s; give one an alias", st.Name, o.Name)
+		}
+		seen[o.Name] = true
+	}
+	v := &ir.View{Name: st.Name, Pos: pos(st.Pos), Kind: kind, Query: q, Text: st.Text, Variable: q.Var()}
+	switch kind {
+	case ir.Intermediate:
+		if !v.Variable {
+			v.Kind = ir.Pushdown
+		}
+	case ir.Soft:
+		if len(q.Select) != 1 {
+			a.errorf(st.Query.Pos, "a soft constraint yields one integer column; this view yields %d columns", len(q.Select))
+		} else if t := q.Select[0].Expr.Type(); t != ir.Int && t != ir.Bool && t != ir.Null {
+			a.errorf(st.Query.Pos, "a soft constraint yields an integer or boolean; this view yields a %s", t)
+		}
+	case ir.Hard:
+		if q.Check == nil && len(q.Constraints) == 0 {
+			if q.Aggregate {
+				a.errorf(st.Query.Pos, "a hard constraint with group by needs a having clause or a constraint aggregate such as all_different(...) in its select list")
+			} else {
+				a.errorf(st.Query.Pos, "a hard constraint needs a where clause: every row of its from clause must satisfy it")
+			}
+		}
+	}
+	a.views[v.Name] = v
+	a.prog.Views = append(a.prog.Views, v)
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[T any](m map[string]T) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

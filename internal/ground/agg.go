@@ -1,0 +1,190 @@
+package ground
+
+import (
+	"github.com/weavesql/weave/cp"
+	"github.com/weavesql/weave/internal/ir"
+)
+
+// aggregate evaluates count, sum, min or max over a group. A member that
+// exists only under a condition contributes "condition × value": a sum over
+// rows filtered by a decision becomes a sum of predicates, with no
+// auxiliary variable per row when the values are constants.
+func (g *grounder) aggregate(e *ir.Agg, grp *group) value {
+	type item struct {
+		v       value
+		present form // member exists and its value is not NULL
+	}
+	var items []item
+	for _, m := range grp.members {
+		if e.Arg == nil {
+			items = append(items, item{constVal(int64(1)), m.guard})
+			continue
+		}
+		v := g.expr(e.Arg, scope{t: m.t})
+		if v.isNullConst() {
+			continue
+		}
+		items = append(items, item{v, and(m.guard, neg(v.null))})
+	}
+	switch e.Func {
+	case "count":
+		if e.Distinct {
+			vs, ps := items2(items, func(i item) (value, form) { return i.v, i.present })
+			return g.countDistinct(vs, ps)
+		}
+		var sum lin
+		for _, it := range items {
+			sum = sum.add(g.indicator(it.present), 1)
+		}
+		return intVal(sum, fFalse)
+	case "sum":
+		var sum lin
+		var any []form
+		for _, it := range items {
+			l, _, _ := g.asLin(it.v)
+			sum = sum.add(g.times(it.present, l), 1)
+			any = append(any, it.present)
+		}
+		return intVal(sum, neg(or(any...)))
+	case "min", "max":
+		vs := make([]lin, len(items))
+		ps := make([]form, len(items))
+		for i, it := range items {
+			vs[i], _, _ = g.asLin(it.v)
+			ps[i] = it.present
+		}
+		return g.minMax(e.Func == "min", vs, ps)
+	}
+	g.fail("aggregate %s cannot yield a value", e.Func)
+	return value{}
+}
+
+func items2[T any](xs []T, f func(T) (value, form)) (vs []value, ps []form) {
+	for _, x := range xs {
+		v, p := f(x)
+		vs = append(vs, v)
+		ps = append(ps, p)
+	}
+	return vs, ps
+}
+
+// countDistinct counts the distinct constant values present.
+func (g *grounder) countDistinct(vs []value, ps []form) value {
+	byVal := map[any][]form{}
+	var order []any
+	for i, v := range vs {
+		if v.k != kConst {
+			g.fail("count(distinct ...) over decision columns is not supported")
+		}
+		if _, ok := byVal[v.c]; !ok {
+			order = append(order, v.c)
+		}
+		byVal[v.c] = append(byVal[v.c], ps[i])
+	}
+	var sum lin
+	for _, c := range order {
+		sum = sum.add(g.indicator(or(byVal[c]...)), 1)
+	}
+	return intVal(sum, fFalse)
+}
+
+// indicator is the 0/1 value of a condition.
+func (g *grounder) indicator(f form) lin {
+	if isTrue(f) {
+		return constLin(1)
+	}
+	if isFalse(f) {
+		return constLin(0)
+	}
+	return litLin(g.litOf(f))
+}
+
+// times is "[c] × e": a weighted literal when e is constant, else an
+// auxiliary variable equal to e when c holds and 0 otherwise.
+func (g *grounder) times(c form, e lin) lin {
+	if isTrue(c) {
+		return e
+	}
+	if isFalse(c) {
+		return lin{}
+	}
+	if e.isConst() {
+		return g.indicator(c).scale(e.k)
+	}
+	return g.ite(c, e, lin{})
+}
+
+// minMax is min (or max) over the values present; NULL when none is.
+func (g *grounder) minMax(isMin bool, vs []lin, ps []form) value {
+	var kept []lin
+	var pres []form
+	allPresent, allConst := true, true
+	for i := range vs {
+		if isFalse(ps[i]) {
+			continue
+		}
+		kept = append(kept, vs[i])
+		pres = append(pres, ps[i])
+		allPresent = allPresent && isTrue(ps[i])
+		allConst = allConst && vs[i].isConst()
+	}
+	if len(kept) == 0 {
+		return constVal(nil)
+	}
+	better := func(a, b int64) bool {
+		if isMin {
+			return a < b
+		}
+		return a > b
+	}
+	if allPresent && allConst {
+		best := kept[0].k
+		for _, v := range kept[1:] {
+			if better(v.k, best) {
+				best = v.k
+			}
+		}
+		return constVal(best)
+	}
+	lo, hi := int64(maxInt), int64(minInt)
+	for _, v := range kept {
+		a, b := g.bounds(v)
+		lo, hi = min(lo, a), max(hi, b)
+	}
+	m := g.m.NewIntVar(lo, hi, "")
+	ml := varLin(m)
+	if allPresent {
+		exprs := make([]cp.LinearExpr, len(kept))
+		for i, v := range kept {
+			exprs[i] = v.expr()
+		}
+		if isMin {
+			g.note(g.m.AddMinEquality(m, exprs))
+		} else {
+			g.note(g.m.AddMaxEquality(m, exprs))
+		}
+		return intVal(ml, fFalse)
+	}
+	// m is bounded by every present value and equals one of them.
+	anyPresent := g.litOf(or(pres...))
+	witnesses := []cp.Lit{anyPresent.Not()}
+	for i, v := range kept {
+		p := g.enforce(pres[i])
+		d := ml.add(v, -1) // m - v
+		if isMin {
+			g.note(g.m.AddLessOrEqual(d.expr(), 0).OnlyEnforceIf(p...))
+		} else {
+			g.note(g.m.AddGreaterOrEqual(d.expr(), 0).OnlyEnforceIf(p...))
+		}
+		w := g.m.NewBoolVar("")
+		for _, l := range p {
+			g.note(g.m.AddImplication(w, l))
+		}
+		g.note(g.m.AddEquality(d.expr(), 0).OnlyEnforceIf(w))
+		witnesses = append(witnesses, w)
+	}
+	g.note(g.m.AddBoolOr(witnesses...))
+	// Keep m fixed when no value is present so solutions are canonical.
+	g.note(g.m.AddEquality(ml.expr(), lo).OnlyEnforceIf(anyPresent.Not()))
+	return intVal(ml, fLit{anyPresent.Not()})
+}

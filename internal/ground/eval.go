@@ -1,0 +1,530 @@
+package ground
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/weavesql/weave/cp"
+	"github.com/weavesql/weave/internal/ir"
+)
+
+// row is one row of a relation under evaluation: its values and the
+// condition under which it exists (decision variables may filter it).
+type row struct {
+	vals  []value
+	guard form
+}
+
+// rel is an evaluated relation.
+type rel struct {
+	rows []row
+	// constCols[i] reports that column i is constant in every row, so it
+	// can be indexed for hash joins.
+	constCols []bool
+}
+
+// tuple binds one row to each source of a query; outer is the tuple of
+// the enclosing query for correlated subqueries.
+type tuple struct {
+	rows  []*row
+	outer *tuple
+	guard form
+}
+
+// member is a tuple in a group, present under guard.
+type member struct {
+	t     *tuple
+	guard form
+}
+
+// group is one group of an aggregate query.
+type group struct {
+	q       *ir.Query
+	key     []value
+	members []member
+	guard   form
+	outer   *tuple
+}
+
+// scope is where an expression is evaluated: a tuple, or a group.
+type scope struct {
+	t   *tuple
+	grp *group
+}
+
+type indexKey struct {
+	r   *rel
+	col int
+}
+
+// baseRel turns a fetched table or view into a relation whose decision
+// cells are solver variables.
+func (g *grounder) baseRel(s *ir.Source) *rel {
+	name := s.Name()
+	if r, ok := g.base[name]; ok {
+		return r
+	}
+	data := g.snap.Relations[name]
+	if data == nil {
+		g.fail("relation %s was not read", name)
+	}
+	r := &rel{rows: make([]row, len(data.Rows)), constCols: make([]bool, len(data.Columns))}
+	var vars [][]cp.IntVar
+	if s.Kind == ir.FromTable {
+		vars = g.vars[s.Table]
+	}
+	for ci := range data.Columns {
+		r.constCols[ci] = s.Kind != ir.FromTable || !s.Table.Columns[ci].Variable
+	}
+	for ri, d := range data.Rows {
+		vals := make([]value, len(d))
+		for ci, c := range d {
+			if r.constCols[ci] {
+				vals[ci] = constVal(c)
+				continue
+			}
+			vals[ci] = g.varValue(vars[ri][ci], s.Table.Columns[ci].Type)
+		}
+		r.rows[ri] = row{vals: vals, guard: fTrue}
+	}
+	g.base[name] = r
+	return r
+}
+
+// varValue is the symbolic value of a decision variable.
+func (g *grounder) varValue(x cp.IntVar, t ir.Type) value {
+	null := fFalse
+	if n, ok := g.nullOf[x]; ok {
+		null = fLit{g.m.EqLit(x, n)}
+	}
+	switch t {
+	case ir.String:
+		return value{k: kStr, sv: x, null: null}
+	case ir.Bool:
+		return value{k: kBool, t: fLit{g.m.EqLit(x, 1)}, f: fLit{g.m.EqLit(x, 0)}, null: null}
+	}
+	return value{k: kInt, lin: varLin(x), null: null}
+}
+
+// source evaluates one source of a query.
+func (g *grounder) source(s *ir.Source, outer *tuple) *rel {
+	if s.Kind == ir.FromQuery {
+		return g.eval(s.Query, nil)
+	}
+	return g.baseRel(s)
+}
+
+// eval evaluates a query to a relation. Uncorrelated queries are evaluated
+// once per solve.
+func (g *grounder) eval(q *ir.Query, outer *tuple) *rel {
+	if !q.Correlated {
+		if r, ok := g.rels[q]; ok {
+			return r
+		}
+		outer = nil
+	}
+	r := g.project(q, g.join(q, outer), outer)
+	if !q.Correlated {
+		g.rels[q] = r
+	}
+	return r
+}
+
+// maxSource returns the highest source index of q that e reads directly
+// (-1 when it reads none, only constants and enclosing queries).
+func maxSource(e ir.Expr) int {
+	m := -1
+	ir.Inspect(e, func(x ir.Expr) bool {
+		if c, ok := x.(*ir.ColRef); ok && c.Up == 0 && c.Source > m {
+			m = c.Source
+		}
+		return true
+	})
+	// Subqueries refer to this query with Up >= 1; count those too.
+	depth := 0
+	var walkQ func(q *ir.Query)
+	walkQ = func(q *ir.Query) {
+		depth++
+		ir.InspectQuery(q, func(x ir.Expr) bool {
+			switch x := x.(type) {
+			case *ir.ColRef:
+				if x.Up == depth && x.Source > m {
+					m = x.Source
+				}
+			}
+			return true
+		})
+		depth--
+	}
+	ir.Inspect(e, func(x ir.Expr) bool {
+		switch x := x.(type) {
+		case *ir.In:
+			if x.Sub != nil {
+				walkQ(x.Sub)
+			}
+		case *ir.Exists:
+			walkQ(x.Sub)
+		case *ir.Scalar:
+			walkQ(x.Sub)
+		}
+		return true
+	})
+	return m
+}
+
+// join enumerates the tuples of q's from clause that its filters may keep,
+// each with the condition under which it exists. Constant equality filters
+// become hash lookups; an equality between a decision column and an input
+// column is enumerated over the variable's domain.
+func (g *grounder) join(q *ir.Query, outer *tuple) []*tuple {
+	n := len(q.From)
+	byLevel := make([][]ir.Expr, n)
+	start := &tuple{rows: make([]*row, n), outer: outer, guard: fTrue}
+	for _, f := range q.Filters {
+		lvl := maxSource(f)
+		if lvl < 0 {
+			t, _ := truth(g.expr(f, scope{t: start}))
+			start.guard = and(start.guard, t)
+			continue
+		}
+		byLevel[lvl] = append(byLevel[lvl], f)
+	}
+	if isFalse(start.guard) {
+		return nil
+	}
+	tuples := []*tuple{start}
+	for i, s := range q.From {
+		r := g.source(s, outer)
+		lookup := g.planLookup(q, i, r, byLevel[i])
+		var next []*tuple
+		for _, t := range tuples {
+			for _, c := range lookup.candidates(g, t, r) {
+				rw := &r.rows[c.row]
+				guard := and(t.guard, rw.guard, c.guard)
+				if isFalse(guard) {
+					continue
+				}
+				nt := &tuple{rows: make([]*row, n), outer: outer}
+				copy(nt.rows, t.rows)
+				nt.rows[i] = rw
+				for _, f := range byLevel[i] {
+					if f == lookup.used {
+						continue
+					}
+					ft, _ := truth(g.expr(f, scope{t: nt}))
+					if guard = and(guard, ft); isFalse(guard) {
+						break
+					}
+				}
+				if isFalse(guard) {
+					continue
+				}
+				nt.guard = guard
+				next = append(next, nt)
+			}
+		}
+		tuples = next
+		if len(tuples) == 0 {
+			break
+		}
+	}
+	return tuples
+}
+
+// candidate is a row of the next source and the extra condition under
+// which it joins.
+type candidate struct {
+	row   int
+	guard form
+}
+
+// lookupPlan says how to find the rows of source i that join a tuple.
+type lookupPlan struct {
+	used  ir.Expr // the filter the lookup enforces exactly (skipped later)
+	col   int     // indexed column of source i
+	probe ir.Expr // the other side of the equality
+	index map[any][]int
+	byVar bool // probe is a decision variable: enumerate its domain
+}
+
+func (p *lookupPlan) candidates(g *grounder, t *tuple, r *rel) []candidate {
+	if p.index == nil {
+		out := make([]candidate, len(r.rows))
+		for i := range r.rows {
+			out[i] = candidate{row: i, guard: fTrue}
+		}
+		return out
+	}
+	v := g.expr(p.probe, scope{t: t})
+	if v.k == kConst {
+		if v.c == nil {
+			return nil
+		}
+		var out []candidate
+		for _, ri := range p.index[v.c] {
+			out = append(out, candidate{row: ri, guard: fTrue})
+		}
+		return out
+	}
+	// A decision variable: each value of its domain selects the rows with
+	// that key, under "variable = value".
+	var x cp.IntVar
+	switch v.k {
+	case kStr:
+		x = v.sv
+	case kInt:
+		var c, k int64
+		var ok bool
+		if x, c, k, ok = v.lin.single(); !ok || c != 1 || k != 0 {
+			return p.scan(g, t, r, v)
+		}
+	default:
+		return p.scan(g, t, r, v)
+	}
+	var out []candidate
+	dom := g.m.VarDomain(x.Index())
+	if dom.Size() > int64(len(r.rows))*4 {
+		return p.scan(g, t, r, v)
+	}
+	for _, d := range dom.Values() {
+		var key any = d
+		if v.k == kStr {
+			if d == 0 {
+				continue // NULL matches nothing
+			}
+			key = g.dict.str[d]
+		}
+		rows := p.index[key]
+		if len(rows) == 0 {
+			continue
+		}
+		l := fLit{g.m.EqLit(x, d)}
+		for _, ri := range rows {
+			out = append(out, candidate{row: ri, guard: l})
+		}
+	}
+	return out
+}
+
+// scan is the fallback: every row, with the equality as the condition.
+func (p *lookupPlan) scan(g *grounder, t *tuple, r *rel, v value) []candidate {
+	out := make([]candidate, 0, len(r.rows))
+	for i := range r.rows {
+		eq := g.compare("=", v, r.rows[i].vals[p.col])
+		tf, _ := truth(eq)
+		if !isFalse(tf) {
+			out = append(out, candidate{row: i, guard: tf})
+		}
+	}
+	return out
+}
+
+// planLookup picks an equality filter "src_i.col = expr over earlier
+// sources" whose column is constant, to join by hash lookup.
+func (g *grounder) planLookup(q *ir.Query, i int, r *rel, filters []ir.Expr) *lookupPlan {
+	for _, f := range filters {
+		b, ok := f.(*ir.Binary)
+		if !ok || b.Op != "=" {
+			continue
+		}
+		for _, side := range [][2]ir.Expr{{b.L, b.R}, {b.R, b.L}} {
+			c, ok := side[0].(*ir.ColRef)
+			if !ok || c.Up != 0 || c.Source != i || !r.constCols[c.Col] {
+				continue
+			}
+			if maxSource(side[1]) >= i {
+				continue
+			}
+			if _, isSub := side[1].(*ir.Scalar); isSub {
+				continue
+			}
+			return &lookupPlan{used: f, col: c.Col, probe: side[1], index: g.indexOf(r, c.Col), byVar: side[1].Var()}
+		}
+	}
+	return &lookupPlan{}
+}
+
+func (g *grounder) indexOf(r *rel, col int) map[any][]int {
+	k := indexKey{r, col}
+	if ix, ok := g.index[k]; ok {
+		return ix
+	}
+	ix := map[any][]int{}
+	for i, rw := range r.rows {
+		if c := rw.vals[col].c; c != nil {
+			ix[c] = append(ix[c], i)
+		}
+	}
+	g.index[k] = ix
+	return ix
+}
+
+// project computes q's output rows from its tuples.
+func (g *grounder) project(q *ir.Query, tuples []*tuple, outer *tuple) *rel {
+	out := &rel{constCols: make([]bool, len(q.Select))}
+	emit := func(sc scope, guard form) {
+		vals := make([]value, len(q.Select))
+		for i, o := range q.Select {
+			vals[i] = g.expr(o.Expr, sc)
+		}
+		out.rows = append(out.rows, row{vals: vals, guard: guard})
+	}
+	if !q.Aggregate {
+		for _, t := range tuples {
+			emit(scope{t: t}, t.guard)
+		}
+	} else {
+		for _, grp := range g.groups(q, tuples, outer) {
+			guard := grp.guard
+			for _, h := range q.Having {
+				ht, _ := truth(g.expr(h, scope{grp: grp}))
+				guard = and(guard, ht)
+			}
+			if isFalse(guard) {
+				continue
+			}
+			emit(scope{grp: grp}, guard)
+		}
+	}
+	if q.Distinct {
+		out.rows = distinct(out.rows)
+	}
+	for i := range out.constCols {
+		out.constCols[i] = true
+		for _, rw := range out.rows {
+			if rw.vals[i].k != kConst {
+				out.constCols[i] = false
+				break
+			}
+		}
+	}
+	return out
+}
+
+// distinct merges rows with equal constant values; the merged row exists
+// when any of them does.
+func distinct(rows []row) []row {
+	seen := map[string]int{}
+	var out []row
+	for _, r := range rows {
+		key, ok := constKey(r.vals)
+		if !ok {
+			out = append(out, r)
+			continue
+		}
+		if i, dup := seen[key]; dup {
+			out[i].guard = or(out[i].guard, r.guard)
+			continue
+		}
+		seen[key] = len(out)
+		out = append(out, r)
+	}
+	return out
+}
+
+func constKey(vals []value) (string, bool) {
+	var b strings.Builder
+	for _, v := range vals {
+		if v.k != kConst {
+			return "", false
+		}
+		fmt.Fprintf(&b, "%T:%v\x00", v.c, v.c)
+	}
+	return b.String(), true
+}
+
+// groups partitions tuples by q's group by expressions. A key over a
+// decision variable puts the tuple in one group per value of the variable,
+// under "variable = value".
+func (g *grounder) groups(q *ir.Query, tuples []*tuple, outer *tuple) []*group {
+	if len(q.GroupBy) == 0 {
+		grp := &group{q: q, guard: fTrue, outer: outer}
+		for _, t := range tuples {
+			grp.members = append(grp.members, member{t: t, guard: t.guard})
+		}
+		return []*group{grp}
+	}
+	byKey := map[string]*group{}
+	var order []*group
+	type partial struct {
+		key   []value
+		guard form
+	}
+	for _, t := range tuples {
+		parts := []partial{{guard: t.guard}}
+		for _, e := range q.GroupBy {
+			v := g.expr(e, scope{t: t})
+			var next []partial
+			for _, p := range parts {
+				for _, alt := range g.alternatives(v) {
+					guard := and(p.guard, alt.guard)
+					if isFalse(guard) {
+						continue
+					}
+					key := append(append([]value(nil), p.key...), alt.v)
+					next = append(next, partial{key: key, guard: guard})
+				}
+			}
+			parts = next
+		}
+		for _, p := range parts {
+			k, _ := constKey(p.key)
+			grp := byKey[k]
+			if grp == nil {
+				grp = &group{q: q, key: p.key, guard: fFalse, outer: outer}
+				byKey[k] = grp
+				order = append(order, grp)
+			}
+			grp.members = append(grp.members, member{t: t, guard: p.guard})
+		}
+	}
+	for _, grp := range order {
+		gs := make([]form, len(grp.members))
+		for i, m := range grp.members {
+			gs[i] = m.guard
+		}
+		grp.guard = or(gs...)
+	}
+	return order
+}
+
+type alternative struct {
+	v     value
+	guard form
+}
+
+// alternatives enumerates the constant values a group key may take.
+func (g *grounder) alternatives(v value) []alternative {
+	switch v.k {
+	case kConst:
+		return []alternative{{v, fTrue}}
+	case kBool:
+		return []alternative{{constVal(true), v.t}, {constVal(false), v.f}, {constVal(nil), v.null}}
+	case kStr:
+		var out []alternative
+		for _, d := range g.m.VarDomain(v.sv.Index()).Values() {
+			var c any
+			if d != 0 {
+				c = g.dict.str[d]
+			}
+			out = append(out, alternative{constVal(c), fLit{g.m.EqLit(v.sv, d)}})
+		}
+		return out
+	case kInt:
+		x, c, k, ok := v.lin.single()
+		if ok && c == 1 && k == 0 {
+			var out []alternative
+			n, nullable := g.nullOf[x]
+			for _, d := range g.m.VarDomain(x.Index()).Values() {
+				var cv any = d
+				if nullable && d == n {
+					cv = nil
+				}
+				out = append(out, alternative{constVal(cv), fLit{g.m.EqLit(x, d)}})
+			}
+			return out
+		}
+	}
+	g.fail("grouping by a computed expression over decision columns is not supported; group by the column itself")
+	return nil
+}

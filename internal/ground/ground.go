@@ -1,0 +1,311 @@
+// Package ground evaluates a compiled program over a snapshot of the
+// database and emits the constraint model: constant parts of every
+// expression are computed here (with hash joins on equality predicates), and
+// only what depends on decision variables reaches the solver.
+package ground
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/weavesql/weave/cp"
+	"github.com/weavesql/weave/internal/ir"
+)
+
+// ErrData marks a snapshot the program cannot be grounded on.
+var ErrData = errors.New("bad data")
+
+// Aggregate grounds a constraint aggregate: Post constrains the values of
+// one group (each present when its literal holds) so the aggregate holds.
+type Aggregate struct {
+	Post func(m *cp.Model, values []cp.LinearExpr, present []cp.Lit) []cp.Constraint
+}
+
+// Options configure grounding.
+type Options struct {
+	Aggregates map[string]Aggregate
+}
+
+// Grounded is the model built for one snapshot, with what is needed to
+// read a solution back.
+type Grounded struct {
+	Model *cp.Model
+	// Soft maps each soft view to the expression of its value.
+	Soft  map[string]cp.LinearExpr
+	Order []string // soft view names in schema order
+	// PerView counts the constraints each view added.
+	PerView map[string]int
+	snap    *Snapshot
+	prog    *ir.Program
+	vars    map[*ir.Table][][]cp.IntVar // [row][column] (zero IntVar for input columns)
+	dict    *dictionary
+	nullOf  map[cp.IntVar]int64 // NULL sentinel of nullable decision variables
+}
+
+type grounder struct {
+	*Grounded
+	m     *cp.Model
+	opts  Options
+	view  string // view being grounded, for names and errors
+	rels  map[*ir.Query]*rel
+	base  map[string]*rel
+	index map[indexKey]map[any][]int
+}
+
+// Ground builds the constraint model of p over snap.
+func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err error) {
+	g := &grounder{
+		Grounded: &Grounded{
+			Model: cp.NewModel(), Soft: map[string]cp.LinearExpr{}, PerView: map[string]int{},
+			snap: snap, prog: p, vars: map[*ir.Table][][]cp.IntVar{}, dict: newDictionary(), nullOf: map[cp.IntVar]int64{},
+		},
+		opts:  opts,
+		rels:  map[*ir.Query]*rel{},
+		base:  map[string]*rel{},
+		index: map[indexKey]map[any][]int{},
+	}
+	g.m = g.Model
+	defer func() {
+		if r := recover(); r != nil {
+			if ge, ok := r.(groundError); ok {
+				gr, err = nil, ge.err
+				return
+			}
+			panic(r)
+		}
+	}()
+	g.makeVariables()
+	var objective lin
+	for _, v := range p.Views {
+		if v.Kind != ir.Hard && v.Kind != ir.Soft {
+			continue
+		}
+		g.view = v.Name
+		before := g.m.NumConstraints()
+		if v.Kind == ir.Hard {
+			g.hard(v)
+		} else {
+			e := g.soft(v)
+			g.Soft[v.Name] = e.expr()
+			g.Order = append(g.Order, v.Name)
+			objective = objective.add(e, 1)
+		}
+		g.PerView[v.Name] += g.m.NumConstraints() - before
+	}
+	if len(g.Order) > 0 {
+		g.m.Maximize(objective.expr())
+	}
+	if err := g.m.Err(); err != nil {
+		return nil, err
+	}
+	return g.Grounded, nil
+}
+
+// groundError carries an error out of deep recursion.
+type groundError struct{ err error }
+
+func (g *grounder) fail(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if g.view != "" {
+		msg = g.view + ": " + msg
+	}
+	panic(groundError{fmt.Errorf("%w: %s", ErrData, msg)})
+}
+
+// note names a constraint after the view being grounded.
+func (g *grounder) note(c cp.Constraint) {
+	if g.view != "" {
+		c.WithName(g.view)
+	}
+}
+
+// dictionary gives every string a code; decision variables of string
+// columns range over codes. Code 0 stands for NULL.
+type dictionary struct {
+	code map[string]int64
+	str  []string
+}
+
+func newDictionary() *dictionary {
+	return &dictionary{code: map[string]int64{}, str: []string{""}}
+}
+
+func (d *dictionary) get(s string) int64 {
+	if c, ok := d.code[s]; ok {
+		return c
+	}
+	c := int64(len(d.str))
+	d.code[s] = c
+	d.str = append(d.str, s)
+	return c
+}
+
+// lookup returns the code of s, or -1 if no variable can take it.
+func (d *dictionary) lookup(s string) int64 {
+	if c, ok := d.code[s]; ok {
+		return c
+	}
+	return -1
+}
+
+// makeVariables creates one solver variable per row and decision column,
+// over the column's inferred domain.
+func (g *grounder) makeVariables() {
+	for _, t := range g.prog.Tables {
+		if !t.HasVariables() {
+			continue
+		}
+		r := g.snap.Relations[t.Name]
+		if r == nil {
+			g.fail("table %s was not read", t.Name)
+		}
+		vars := make([][]cp.IntVar, len(r.Rows))
+		for ci, c := range t.Columns {
+			if !c.Variable {
+				continue
+			}
+			dom := g.domain(t, c)
+			var null int64
+			if c.Nullable {
+				switch {
+				case c.Type == ir.String:
+					null = 0
+				case len(dom) > 0:
+					null = dom[0] - 1
+				default:
+					null = 0
+				}
+				dom = append([]int64{null}, dom...)
+			}
+			if len(dom) == 0 {
+				g.fail("variable column %s.%s has no possible value: its domain (%s) is empty in this database", t.Name, c.Name, domainReasons(c))
+			}
+			d := cp.DomainFromValues(dom...)
+			for ri := range r.Rows {
+				if vars[ri] == nil {
+					vars[ri] = make([]cp.IntVar, len(t.Columns))
+				}
+				x := g.m.NewIntVarFromDomain(d, fmt.Sprintf("%s[%d].%s", t.Name, ri, c.Name))
+				vars[ri][ci] = x
+				if c.Nullable {
+					g.nullOf[x] = null
+				}
+				// The stored value is ignored as a fact but is a good
+				// first guess: warm-start the search from the current
+				// configuration.
+				if h, ok := g.code(r.Rows[ri][ci]); ok && d.Contains(h) {
+					g.m.AddHint(x, h)
+				}
+			}
+		}
+		g.vars[t] = vars
+	}
+}
+
+func domainReasons(c *ir.Column) string {
+	var s []string
+	for _, d := range c.Domain {
+		s = append(s, d.Reason)
+	}
+	if len(s) == 0 {
+		return "boolean"
+	}
+	return fmt.Sprint(s)
+}
+
+// domain computes the values a decision column may take: the intersection
+// of its domain sources, as codes for strings.
+func (g *grounder) domain(t *ir.Table, c *ir.Column) []int64 {
+	if c.Type == ir.Bool && len(c.Domain) == 0 {
+		return []int64{0, 1}
+	}
+	var set map[int64]bool
+	for _, d := range c.Domain {
+		vals := map[int64]bool{}
+		add := func(v any) {
+			switch x := v.(type) {
+			case int64:
+				vals[x] = true
+			case string:
+				vals[g.dict.get(x)] = true
+			case bool:
+				if x {
+					vals[1] = true
+				} else {
+					vals[0] = true
+				}
+			}
+		}
+		if d.Query != nil {
+			r := g.eval(d.Query, nil)
+			for _, row := range r.rows {
+				if !isTrue(row.guard) || row.vals[0].k != kConst {
+					g.fail("the domain of %s.%s (%s) depends on decision variables", t.Name, c.Name, d.Reason)
+				}
+				add(row.vals[0].c)
+			}
+		} else {
+			for _, v := range d.Values {
+				add(v)
+			}
+		}
+		if set == nil {
+			set = vals
+			continue
+		}
+		for v := range set {
+			if !vals[v] {
+				delete(set, v)
+			}
+		}
+	}
+	out := make([]int64, 0, len(set))
+	for v := range set {
+		out = append(out, v)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// code converts a stored constant to the integer a variable would hold.
+func (g *grounder) code(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	case string:
+		c := g.dict.lookup(x)
+		return c, c >= 0
+	}
+	return 0, false
+}
+
+// Value reads a decision cell of a solved table: the row index in the
+// fetched relation and the column index.
+func (gr *Grounded) Value(r *cp.Response, t *ir.Table, row, col int) any {
+	x := gr.vars[t][row][col]
+	v := r.Value(x)
+	if n, ok := gr.nullOf[x]; ok && v == n {
+		return nil
+	}
+	switch t.Columns[col].Type {
+	case ir.String:
+		return gr.dict.str[v]
+	case ir.Bool:
+		return v != 0
+	}
+	return v
+}
+
+// Rows returns the fetched rows of a table, in the order Value indexes them.
+func (gr *Grounded) Rows(t *ir.Table) [][]any {
+	if r := gr.snap.Relations[t.Name]; r != nil {
+		return r.Rows
+	}
+	return nil
+}

@@ -1,0 +1,221 @@
+package ground
+
+import (
+	"math"
+	"sort"
+
+	"github.com/weavesql/weave/cp"
+)
+
+// lin is a linear expression Σ c·v + k over solver variables.
+type lin struct {
+	terms []term
+	k     int64
+}
+
+type term struct {
+	v cp.IntVar
+	c int64
+}
+
+func constLin(k int64) lin { return lin{k: k} }
+
+func varLin(v cp.IntVar) lin { return lin{terms: []term{{v, 1}}} }
+
+// litLin is the 0/1 value of a literal.
+func litLin(l cp.Lit) lin {
+	if l.IsNegated() {
+		return lin{terms: []term{{l.Var(), -1}}, k: 1}
+	}
+	return lin{terms: []term{{l.Var(), 1}}}
+}
+
+func (e lin) isConst() bool { return len(e.terms) == 0 }
+
+// single reports e = c·x + k.
+func (e lin) single() (x cp.IntVar, c, k int64, ok bool) {
+	if len(e.terms) != 1 {
+		return x, 0, 0, false
+	}
+	return e.terms[0].v, e.terms[0].c, e.k, true
+}
+
+func (e lin) add(o lin, c int64) lin {
+	out := lin{terms: make([]term, 0, len(e.terms)+len(o.terms)), k: e.k + c*o.k}
+	out.terms = append(out.terms, e.terms...)
+	for _, t := range o.terms {
+		out.terms = append(out.terms, term{t.v, t.c * c})
+	}
+	return out.norm()
+}
+
+func (e lin) scale(c int64) lin {
+	out := lin{terms: make([]term, len(e.terms)), k: e.k * c}
+	for i, t := range e.terms {
+		out.terms[i] = term{t.v, t.c * c}
+	}
+	return out.norm()
+}
+
+// norm merges repeated variables and drops zero coefficients.
+func (e lin) norm() lin {
+	if len(e.terms) < 2 {
+		if len(e.terms) == 1 && e.terms[0].c == 0 {
+			e.terms = nil
+		}
+		return e
+	}
+	sort.Slice(e.terms, func(i, j int) bool { return e.terms[i].v.Index() < e.terms[j].v.Index() })
+	out := e.terms[:0:0]
+	for _, t := range e.terms {
+		if n := len(out); n > 0 && out[n-1].v == t.v {
+			out[n-1].c += t.c
+			continue
+		}
+		out = append(out, t)
+	}
+	kept := out[:0]
+	for _, t := range out {
+		if t.c != 0 {
+			kept = append(kept, t)
+		}
+	}
+	e.terms = kept
+	return e
+}
+
+func (e lin) expr() cp.LinearExpr {
+	var x cp.LinearExpr
+	for _, t := range e.terms {
+		x.AddTerm(t.v, t.c)
+	}
+	x.AddConstant(e.k)
+	return x
+}
+
+// bounds returns the range e can take given the variables' domains.
+func (g *grounder) bounds(e lin) (lo, hi int64) {
+	lo, hi = e.k, e.k
+	for _, t := range e.terms {
+		d := g.m.VarDomain(t.v.Index())
+		a, b := t.c*d.Min(), t.c*d.Max()
+		if a > b {
+			a, b = b, a
+		}
+		lo, hi = lo+a, hi+b
+	}
+	return lo, hi
+}
+
+// kind of a symbolic value.
+type kind uint8
+
+const (
+	kConst kind = iota // a constant (int64, string, bool or nil)
+	kInt               // an integer expression over variables
+	kStr               // a string decided by a variable holding its code
+	kBool              // a Boolean over variables
+)
+
+// value is what an expression evaluates to on one row: a constant, or a
+// symbolic value the solver decides. null is the condition under which a
+// symbolic value is NULL (fFalse when it never is).
+type value struct {
+	k    kind
+	c    any
+	lin  lin
+	sv   cp.IntVar
+	t, f form // kBool: is true, is false
+	null form
+}
+
+func constVal(c any) value { return value{k: kConst, c: c, null: fConst(c == nil)} }
+
+func intVal(e lin, null form) value {
+	if e.isConst() && isFalse(null) {
+		return constVal(e.k)
+	}
+	return value{k: kInt, lin: e, null: null}
+}
+
+func boolVal(t, f form) value {
+	if isTrue(t) {
+		return constVal(true)
+	}
+	if isTrue(f) {
+		return constVal(false)
+	}
+	if isFalse(t) && isFalse(f) {
+		return constVal(nil)
+	}
+	return value{k: kBool, t: t, f: f, null: and(neg(t), neg(f))}
+}
+
+func (v value) isNullConst() bool { return v.k == kConst && v.c == nil }
+
+// truth returns the "is true" and "is false" forms of a Boolean value.
+func truth(v value) (t, f form) {
+	switch v.k {
+	case kConst:
+		switch c := v.c.(type) {
+		case bool:
+			return fConst(c), fConst(!c)
+		case nil:
+			return fFalse, fFalse
+		}
+	case kBool:
+		return v.t, v.f
+	}
+	panic("truth of a non-Boolean value")
+}
+
+// asLin returns an integer value as a linear expression (Booleans count
+// 0/1), with its null condition. A NULL constant gives ok=false.
+func (g *grounder) asLin(v value) (e lin, null form, ok bool) {
+	switch v.k {
+	case kConst:
+		switch c := v.c.(type) {
+		case int64:
+			return constLin(c), fFalse, true
+		case bool:
+			if c {
+				return constLin(1), fFalse, true
+			}
+			return constLin(0), fFalse, true
+		}
+		return lin{}, fTrue, false
+	case kInt:
+		return v.lin, v.null, true
+	case kBool:
+		return litLin(g.litOf(v.t)), v.null, true
+	}
+	return lin{}, fTrue, false
+}
+
+// ite materialises "if c then a else b" for integer expressions.
+func (g *grounder) ite(c form, a, b lin) lin {
+	if isTrue(c) {
+		return a
+	}
+	if isFalse(c) {
+		return b
+	}
+	alo, ahi := g.bounds(a)
+	blo, bhi := g.bounds(b)
+	if a.isConst() && b.isConst() {
+		// a·[c] + b·(1-[c])
+		l := g.litOf(c)
+		return litLin(l).scale(a.k-b.k).add(constLin(b.k), 1)
+	}
+	z := g.m.NewIntVar(min(alo, blo), max(ahi, bhi), "")
+	l := g.litOf(c)
+	zl := varLin(z)
+	g.note(g.m.AddEquality(zl.add(a, -1).expr(), 0).OnlyEnforceIf(l))
+	g.note(g.m.AddEquality(zl.add(b, -1).expr(), 0).OnlyEnforceIf(l.Not()))
+	return zl
+}
+
+const (
+	minInt = math.MinInt64
+	maxInt = math.MaxInt64
+)

@@ -1,0 +1,83 @@
+package ground
+
+import (
+	"github.com/weavesql/weave/cp"
+	"github.com/weavesql/weave/internal/ir"
+)
+
+// hard posts a hard-constraint view: every row of its from clause that the
+// filters keep satisfies the check (without aggregation), or every group
+// satisfies the having clause and the selected constraint aggregates.
+func (g *grounder) hard(v *ir.View) {
+	q := v.Query
+	tuples := g.join(q, nil)
+	if !q.Aggregate {
+		for _, t := range tuples {
+			ct, _ := truth(g.expr(q.Check, scope{t: t}))
+			g.postImplied(t.guard, ct)
+		}
+		return
+	}
+	for _, grp := range g.groups(q, tuples, nil) {
+		if q.Check != nil {
+			ct, _ := truth(g.expr(q.Check, scope{grp: grp}))
+			g.postImplied(grp.guard, ct)
+		}
+		for _, a := range q.Constraints {
+			g.constraintAggregate(a, grp)
+		}
+	}
+}
+
+// constraintAggregate posts a registered aggregate over one group.
+func (g *grounder) constraintAggregate(a *ir.Agg, grp *group) {
+	agg, ok := g.opts.Aggregates[a.Func]
+	if !ok {
+		g.fail("aggregate %s is not registered", a.Func)
+	}
+	var vals []cp.LinearExpr
+	var present []cp.Lit
+	for _, m := range grp.members {
+		v := g.expr(a.Arg, scope{t: m.t})
+		if v.isNullConst() {
+			continue
+		}
+		p := and(m.guard, neg(v.null))
+		if isFalse(p) {
+			continue
+		}
+		var e lin
+		switch v.k {
+		case kStr:
+			e = varLin(v.sv)
+		case kConst:
+			if s, ok := v.c.(string); ok {
+				e = constLin(g.dict.get(s))
+				break
+			}
+			e, _, _ = g.asLin(v)
+		default:
+			e, _, _ = g.asLin(v)
+		}
+		vals = append(vals, e.expr())
+		present = append(present, g.litOf(p))
+	}
+	for _, c := range agg.Post(g.m, vals, present) {
+		g.note(c)
+	}
+}
+
+// soft returns the value of a soft-constraint view: the sum of its rows'
+// values over the rows that exist (NULL counts as 0).
+func (g *grounder) soft(v *ir.View) lin {
+	r := g.eval(v.Query, nil)
+	var sum lin
+	for _, rw := range r.rows {
+		l, null, ok := g.asLin(rw.vals[0])
+		if !ok {
+			continue
+		}
+		sum = sum.add(g.times(and(rw.guard, neg(null)), l), 1)
+	}
+	return sum
+}

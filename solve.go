@@ -1,0 +1,163 @@
+package weave
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/weavesql/weave/cp"
+	"github.com/weavesql/weave/internal/ground"
+)
+
+// Solve reads one consistent snapshot of the state (one read transaction),
+// grounds the model over it, solves it with the native solver and returns
+// the tables with their variable columns filled in.
+//
+// Infeasibility is a status, not an error. Errors are returned for database
+// failures, data the model cannot be grounded on (ErrData), a solution the
+// database rejects under Verify (ErrVerify), and invalid models (ErrSolver).
+func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.db == nil {
+		return nil, ErrNotConnected
+	}
+	res := &Result{Soft: map[string]int64{}, Tables: map[string]*Table{}}
+	st := &res.Stats
+
+	t0 := time.Now()
+	snap, err := m.fetch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st.Fetch = time.Since(t0)
+	st.Rows = map[string]int{}
+	for name, r := range snap.Relations {
+		st.Rows[name] = len(r.Rows)
+	}
+
+	t0 = time.Now()
+	gr, err := ground.Ground(m.prog, snap, ground.Options{Aggregates: m.groundAggregates()})
+	if err != nil {
+		if errors.Is(err, ground.ErrData) {
+			return nil, fmt.Errorf("%w: %v", ErrData, strings.TrimPrefix(err.Error(), ground.ErrData.Error()+": "))
+		}
+		return nil, fmt.Errorf("%w: %v", ErrSolver, err)
+	}
+	st.Ground = time.Since(t0)
+	st.PerView = gr.PerView
+
+	t0 = time.Now()
+	resp, err := gr.Model.Solve(ctx, cp.Params{TimeLimit: opts.Timeout, Seed: opts.Seed, Workers: opts.Workers})
+	st.Solve = time.Since(t0)
+	st.Variables = resp.Stats.Variables
+	st.Constraints = resp.Stats.Constraints
+	st.ByKind = resp.Stats.ConstraintsByKind
+	st.Branches = resp.Stats.Branches
+	st.Conflicts = resp.Stats.Conflicts
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSolver, err)
+	}
+	switch resp.Status {
+	case cp.Optimal:
+		res.Status = Optimal
+	case cp.Feasible:
+		res.Status = Feasible
+	case cp.Infeasible:
+		res.Status = Infeasible
+	default:
+		res.Status = Unknown
+	}
+	if !resp.HasSolution() || !res.Status.HasSolution() {
+		return res, nil
+	}
+	// The referee: the solver's answer must satisfy its own model.
+	if err := gr.Model.Verify(resp); err != nil {
+		return nil, fmt.Errorf("%w: the solver returned an assignment that violates its model: %v", ErrSolver, err)
+	}
+
+	t0 = time.Now()
+	m.extract(gr, resp, res)
+	if res.Objective != nil && *res.Objective != resp.Objective {
+		return nil, fmt.Errorf("%w: soft constraints sum to %d but the solver reports objective %d", ErrSolver, *res.Objective, resp.Objective)
+	}
+	st.Extract = time.Since(t0)
+
+	if opts.Verify {
+		t0 = time.Now()
+		if err := m.verify(ctx, res); err != nil {
+			return nil, err
+		}
+		st.Verify = time.Since(t0)
+	}
+	return res, nil
+}
+
+// fetch reads what the model needs in one read transaction.
+func (m *Model) fetch(ctx context.Context) (*ground.Snapshot, error) {
+	tx, err := m.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("weave: starting the read transaction: %w", err)
+	}
+	defer tx.Rollback()
+	snap, err := ground.Fetch(ctx, tx, m.prog)
+	if err != nil {
+		return nil, fmt.Errorf("weave: %w", err)
+	}
+	return snap, tx.Commit()
+}
+
+func (m *Model) groundAggregates() map[string]ground.Aggregate {
+	out := map[string]ground.Aggregate{}
+	for name, a := range m.aggs {
+		out[name] = ground.Aggregate{Post: a.Post}
+	}
+	return out
+}
+
+// extract fills the result's tables and soft values from the solution.
+func (m *Model) extract(gr *ground.Grounded, resp *cp.Response, res *Result) {
+	var total int64
+	for _, name := range gr.Order {
+		v := evalLinear(gr.Soft[name], resp)
+		res.Soft[name] = v
+		total += v
+	}
+	if len(gr.Order) > 0 {
+		res.Objective = &total
+		b := resp.Bound
+		res.Bound = &b
+	}
+	for _, t := range m.prog.Tables {
+		if !t.HasVariables() {
+			continue
+		}
+		tab := &Table{Name: t.Name}
+		for _, c := range t.Columns {
+			tab.Columns = append(tab.Columns, c.Name)
+		}
+		for ri, data := range gr.Rows(t) {
+			row := Row{}
+			for ci, c := range t.Columns {
+				if c.Variable {
+					row[c.Name] = gr.Value(resp, t, ri, ci)
+				} else {
+					row[c.Name] = data[ci]
+				}
+			}
+			tab.Rows = append(tab.Rows, row)
+		}
+		res.Tables[t.Name] = tab
+	}
+}
+
+func evalLinear(e cp.LinearExpr, r *cp.Response) int64 {
+	v := e.Offset
+	for i, x := range e.Vars {
+		v += e.Coeffs[i] * r.Value(x)
+	}
+	return v
+}

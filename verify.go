@@ -1,0 +1,213 @@
+package weave
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/weavesql/weave/internal/ir"
+	"github.com/weavesql/weave/internal/sqlfront"
+)
+
+// verify writes the solution into the database inside a transaction that
+// is rolled back, and lets the database evaluate every hard view (no
+// violating row or group) and every soft view (the value Weave claims).
+// A disagreement is a compiler bug: ErrVerify names the view.
+func (m *Model) verify(ctx context.Context, res *Result) error {
+	tx, err := m.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("weave: verify: %w", err)
+	}
+	defer tx.Rollback()
+	for _, t := range m.prog.Tables {
+		tab := res.Tables[t.Name]
+		if tab == nil {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, "delete from "+quote(t.Name)); err != nil {
+			return fmt.Errorf("weave: verify: %w", err)
+		}
+		cols := make([]string, len(t.Columns))
+		marks := make([]string, len(t.Columns))
+		for i, c := range t.Columns {
+			cols[i] = quote(c.Name)
+			marks[i] = fmt.Sprintf("$%d", i+1)
+		}
+		stmt, err := tx.PrepareContext(ctx, fmt.Sprintf("insert into %s (%s) values (%s)", quote(t.Name), strings.Join(cols, ", "), strings.Join(marks, ", ")))
+		if err != nil {
+			return fmt.Errorf("weave: verify: %w", err)
+		}
+		for _, row := range tab.Rows {
+			args := make([]any, len(t.Columns))
+			for i, c := range t.Columns {
+				args[i] = row[c.Name]
+			}
+			if _, err := stmt.ExecContext(ctx, args...); err != nil {
+				stmt.Close()
+				return fmt.Errorf("weave: verify: writing %s: %w", t.Name, err)
+			}
+		}
+		stmt.Close()
+	}
+	views := map[string]*sqlfront.CreateView{}
+	for _, st := range m.ast.Stmts {
+		if v, ok := st.(*sqlfront.CreateView); ok {
+			views[v.Name] = v
+		}
+	}
+	for _, v := range m.prog.Views {
+		if v.Kind == ir.Intermediate {
+			if _, err := tx.ExecContext(ctx, v.Text); err != nil {
+				return fmt.Errorf("weave: verify: creating view %s: %w", v.Name, err)
+			}
+		}
+	}
+	for _, v := range m.prog.Views {
+		sel := views[v.Name].Query
+		switch v.Kind {
+		case ir.Hard:
+			if err := m.verifyHard(ctx, tx, v, sel); err != nil {
+				return err
+			}
+		case ir.Soft:
+			got, err := sumQuery(ctx, tx, "select * from ("+sqlfront.FormatSelect(sel)+") as weave_v")
+			if err != nil {
+				return fmt.Errorf("weave: verify: soft constraint %s: %w", v.Name, err)
+			}
+			if want := res.Soft[v.Name]; got != want {
+				return fmt.Errorf("%w: soft constraint %s: the database computes %d, the solver claims %d", ErrVerify, v.Name, got, want)
+			}
+		}
+	}
+	return nil
+}
+
+type sqlTx = *sql.Tx
+
+func notTrue(e sqlfront.Expr) sqlfront.Expr {
+	return &sqlfront.UnaryExpr{Op: "not", X: &sqlfront.FuncCall{Name: "coalesce", Args: []sqlfront.Expr{&sqlfront.ParenExpr{X: e}, &sqlfront.BoolLit{Value: false}}}}
+}
+
+// verifyHard counts the rows or groups of a hard view that violate it.
+func (m *Model) verifyHard(ctx context.Context, tx sqlTx, v *ir.View, sel *sqlfront.Select) error {
+	q := *sel
+	countStar := []*sqlfront.SelectItem{{Expr: &sqlfront.FuncCall{Name: "count", Star: true}}}
+	var query string
+	var agg []*sqlfront.FuncCall
+	for _, it := range sel.Items {
+		if fc, ok := it.Expr.(*sqlfront.FuncCall); ok && m.aggs[fc.Name].Post != nil {
+			agg = append(agg, fc)
+		}
+	}
+	isAgg := v.Query.Aggregate
+	switch {
+	case !isAgg:
+		q.Items = countStar
+		q.Where = notTrue(sel.Where)
+		query = sqlfront.FormatSelect(&q)
+	case sel.Having != nil:
+		q.Items = []*sqlfront.SelectItem{{Expr: &sqlfront.IntLit{Value: 1, Text: "1"}, Alias: "one"}}
+		q.Having = notTrue(sel.Having)
+		query = "select count(*) from (" + sqlfront.FormatSelect(&q) + ") as weave_v"
+	}
+	if query != "" {
+		var n int64
+		if err := tx.QueryRowContext(ctx, query).Scan(&n); err != nil {
+			return fmt.Errorf("weave: verify: hard constraint %s: %w\nquery: %s", v.Name, err, query)
+		}
+		if n > 0 {
+			return fmt.Errorf("%w: hard constraint %s: the database finds %d violating rows or groups", ErrVerify, v.Name, n)
+		}
+	}
+	for _, fc := range agg {
+		if err := m.verifyAggregate(ctx, tx, v, sel, fc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// verifyAggregate evaluates a constraint aggregate per group in Go over
+// the rows the database returns.
+func (m *Model) verifyAggregate(ctx context.Context, tx sqlTx, v *ir.View, sel *sqlfront.Select, fc *sqlfront.FuncCall) error {
+	a := m.aggs[fc.Name]
+	if a.Holds == nil {
+		return nil
+	}
+	q := *sel
+	q.Items = nil
+	for _, g := range sel.GroupBy {
+		q.Items = append(q.Items, &sqlfront.SelectItem{Expr: g})
+	}
+	q.Items = append(q.Items, &sqlfront.SelectItem{Expr: fc.Args[0]})
+	q.GroupBy, q.Having = nil, nil
+	query := sqlfront.FormatSelect(&q)
+	rows, err := tx.QueryContext(ctx, query)
+	if err != nil {
+		return fmt.Errorf("weave: verify: hard constraint %s: %w\nquery: %s", v.Name, err, query)
+	}
+	defer rows.Close()
+	groups := map[string][]any{}
+	n := len(q.Items)
+	for rows.Next() {
+		vals := make([]any, n)
+		ptrs := make([]any, n)
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return fmt.Errorf("weave: verify: %w", err)
+		}
+		for i, x := range vals {
+			if b, ok := x.([]byte); ok {
+				vals[i] = string(b)
+			}
+		}
+		key := fmt.Sprint(vals[:n-1])
+		groups[key] = append(groups[key], vals[n-1])
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("weave: verify: %w", err)
+	}
+	keys := make([]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !a.Holds(groups[k]) {
+			return fmt.Errorf("%w: hard constraint %s: %s does not hold for group %s (values %v)", ErrVerify, v.Name, fc.Name, k, groups[k])
+		}
+	}
+	return nil
+}
+
+// sumQuery sums the single column of a query's rows (booleans 0/1, NULL 0).
+func sumQuery(ctx context.Context, tx sqlTx, query string) (int64, error) {
+	rows, err := tx.QueryContext(ctx, query)
+	if err != nil {
+		return 0, fmt.Errorf("%w\nquery: %s", err, query)
+	}
+	defer rows.Close()
+	var total int64
+	for rows.Next() {
+		var x any
+		if err := rows.Scan(&x); err != nil {
+			return 0, err
+		}
+		switch v := x.(type) {
+		case int64:
+			total += v
+		case bool:
+			if v {
+				total++
+			}
+		case nil:
+		default:
+			return 0, fmt.Errorf("soft constraint value %v (%T) is not an integer", x, x)
+		}
+	}
+	return total, rows.Err()
+}
