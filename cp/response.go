@@ -80,7 +80,7 @@ type Stats struct {
 	Restarts, LNSRounds, LNSImprovements     int64
 	// ConflictsByName counts propagation failures per constraint name
 	// (WithName), showing which SQL views drive the search.
-	ConflictsByName map[string]int64
+	ConflictsByName  map[string]int64
 	Presolve, Search time.Duration
 }
 
