@@ -16,18 +16,38 @@ import (
 // violating row or group) and every soft view (the value Weave claims).
 // A disagreement is a compiler bug: ErrVerify names the view.
 func (m *Model) verify(ctx context.Context, res *Result) error {
+	soft, err := m.evaluateInDB(ctx, res.Tables)
+	if err != nil {
+		return err
+	}
+	for _, v := range m.prog.Views {
+		if v.Kind != ir.Soft {
+			continue
+		}
+		if got, want := soft[v.Name], res.Soft[v.Name]; got != want {
+			return fmt.Errorf("%w: soft constraint %s: the database computes %d, the solver claims %d", ErrVerify, v.Name, got, want)
+		}
+	}
+	return nil
+}
+
+// evaluateInDB puts the given tables in place of the stored ones inside a
+// transaction that is rolled back, checks every hard view (an ErrVerify
+// error names the first violated one) and returns the value of every soft
+// view as the database computes it.
+func (m *Model) evaluateInDB(ctx context.Context, tables map[string]*Table) (map[string]int64, error) {
 	tx, err := m.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("weave: verify: %w", err)
+		return nil, fmt.Errorf("weave: verify: %w", err)
 	}
 	defer tx.Rollback()
 	for _, t := range m.prog.Tables {
-		tab := res.Tables[t.Name]
+		tab := tables[t.Name]
 		if tab == nil {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, "delete from "+quote(t.Name)); err != nil {
-			return fmt.Errorf("weave: verify: %w", err)
+			return nil, fmt.Errorf("weave: verify: %w", err)
 		}
 		cols := make([]string, len(t.Columns))
 		marks := make([]string, len(t.Columns))
@@ -37,7 +57,7 @@ func (m *Model) verify(ctx context.Context, res *Result) error {
 		}
 		stmt, err := tx.PrepareContext(ctx, fmt.Sprintf("insert into %s (%s) values (%s)", quote(t.Name), strings.Join(cols, ", "), strings.Join(marks, ", ")))
 		if err != nil {
-			return fmt.Errorf("weave: verify: %w", err)
+			return nil, fmt.Errorf("weave: verify: %w", err)
 		}
 		for _, row := range tab.Rows {
 			args := make([]any, len(t.Columns))
@@ -46,7 +66,7 @@ func (m *Model) verify(ctx context.Context, res *Result) error {
 			}
 			if _, err := stmt.ExecContext(ctx, args...); err != nil {
 				stmt.Close()
-				return fmt.Errorf("weave: verify: writing %s: %w", t.Name, err)
+				return nil, fmt.Errorf("weave: verify: writing %s: %w", t.Name, err)
 			}
 		}
 		stmt.Close()
@@ -60,28 +80,27 @@ func (m *Model) verify(ctx context.Context, res *Result) error {
 	for _, v := range m.prog.Views {
 		if v.Kind == ir.Intermediate {
 			if _, err := tx.ExecContext(ctx, v.Text); err != nil {
-				return fmt.Errorf("weave: verify: creating view %s: %w", v.Name, err)
+				return nil, fmt.Errorf("weave: verify: creating view %s: %w", v.Name, err)
 			}
 		}
 	}
+	soft := map[string]int64{}
 	for _, v := range m.prog.Views {
 		sel := views[v.Name].Query
 		switch v.Kind {
 		case ir.Hard:
 			if err := m.verifyHard(ctx, tx, v, sel); err != nil {
-				return err
+				return nil, err
 			}
 		case ir.Soft:
 			got, err := sumQuery(ctx, tx, "select * from ("+sqlfront.FormatSelect(sel)+") as weave_v")
 			if err != nil {
-				return fmt.Errorf("weave: verify: soft constraint %s: %w", v.Name, err)
+				return nil, fmt.Errorf("weave: verify: soft constraint %s: %w", v.Name, err)
 			}
-			if want := res.Soft[v.Name]; got != want {
-				return fmt.Errorf("%w: soft constraint %s: the database computes %d, the solver claims %d", ErrVerify, v.Name, got, want)
-			}
+			soft[v.Name] = got
 		}
 	}
-	return nil
+	return soft, nil
 }
 
 type sqlTx = *sql.Tx
@@ -108,9 +127,11 @@ func (m *Model) verifyHard(ctx context.Context, tx sqlTx, v *ir.View, sel *sqlfr
 		q.Where = notTrue(sel.Where)
 		query = sqlfront.FormatSelect(&q)
 	case sel.Having != nil:
-		q.Items = []*sqlfront.SelectItem{{Expr: &sqlfront.IntLit{Value: 1, Text: "1"}, Alias: "one"}}
-		q.Having = notTrue(sel.Having)
-		query = "select count(*) from (" + sqlfront.FormatSelect(&q) + ") as weave_v"
+		// The having condition becomes a column, so the query stays an
+		// aggregate query with or without group by.
+		q.Items = []*sqlfront.SelectItem{{Expr: sel.Having, Alias: "weave_ok"}}
+		q.Having = nil
+		query = "select count(*) from (" + sqlfront.FormatSelect(&q) + ") as weave_v where not coalesce(weave_ok, false)"
 	}
 	if query != "" {
 		var n int64

@@ -285,21 +285,48 @@ func (g *grounder) code(v any) (int64, bool) {
 	return 0, false
 }
 
-// Value reads a decision cell of a solved table: the row index in the
-// fetched relation and the column index.
-func (gr *Grounded) Value(r *cp.Response, t *ir.Table, row, col int) any {
-	x := gr.vars[t][row][col]
-	v := r.Value(x)
-	if n, ok := gr.nullOf[x]; ok && v == n {
+// Cell is one decision cell: a variable column of one fetched row.
+type Cell struct {
+	Table    *ir.Table
+	Row, Col int
+	Var      cp.IntVar
+}
+
+// Cells lists every decision cell, table by table, row by row.
+func (gr *Grounded) Cells() []Cell {
+	var out []Cell
+	for _, t := range gr.prog.Tables {
+		for ri, row := range gr.vars[t] {
+			for ci, x := range row {
+				if t.Columns[ci].Variable {
+					out = append(out, Cell{Table: t, Row: ri, Col: ci, Var: x})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Decode turns the value v of a cell's variable into the SQL value it
+// stands for (a string for string columns, nil for NULL).
+func (gr *Grounded) Decode(c Cell, v int64) any {
+	if n, ok := gr.nullOf[c.Var]; ok && v == n {
 		return nil
 	}
-	switch t.Columns[col].Type {
+	switch c.Table.Columns[c.Col].Type {
 	case ir.String:
 		return gr.dict.str[v]
 	case ir.Bool:
 		return v != 0
 	}
 	return v
+}
+
+// Value reads a decision cell of a solved table: the row index in the
+// fetched relation and the column index.
+func (gr *Grounded) Value(r *cp.Response, t *ir.Table, row, col int) any {
+	x := gr.vars[t][row][col]
+	return gr.Decode(Cell{Table: t, Row: row, Col: col, Var: x}, r.Value(x))
 }
 
 // Rows returns the fetched rows of a table, in the order Value indexes them.

@@ -185,10 +185,21 @@ func (e *Coalesce) Var() bool {
 // through a source, a filter, or an expression.
 func (q *Query) Var() bool {
 	for _, s := range q.From {
-		for _, c := range s.Columns {
-			if c.Var {
-				return true
-			}
+		// Rows of a compiled view may exist only under a decision; rows
+		// of a table always exist (their decision cells matter only where
+		// an expression reads them).
+		if s.Kind == FromQuery && (s.View != nil && s.View.Variable || s.View == nil && s.Query.Var()) {
+			return true
+		}
+	}
+	for _, g := range q.GroupBy {
+		if g.Var() {
+			return true
+		}
+	}
+	for _, c := range q.Constraints {
+		if c.Var() {
+			return true
 		}
 	}
 	for _, f := range q.Filters {
