@@ -165,8 +165,14 @@ func newSolver(m *Model, withObjective bool) (s *solver, ok bool) {
 			s.varWeight[v]++
 		}
 	}
+	s.initHeuristics()
 	for v := range m.doms {
-		if m.origin[v] == originUser {
+		if m.origin[v] == originUser && !s.h.defined[v] {
+			s.branchOn = append(s.branchOn, int32(v))
+		}
+	}
+	for v := range m.doms {
+		if m.origin[v] == originUser && s.h.defined[v] {
 			s.branchOn = append(s.branchOn, int32(v))
 		}
 	}
@@ -195,6 +201,16 @@ func (s *solver) addBinPacking(c *ConstraintInfo, ci int) {
 	p.closed = true
 	for j, b := range c.Bins {
 		p.binOf[b] = j
+	}
+	if lo, hi := binSet.Min(), binSet.Max(); hi-lo < 1<<16 {
+		p.binLo = lo
+		p.dense = make([]int32, hi-lo+1)
+		for k := range p.dense {
+			p.dense[k] = -1
+		}
+		for j, b := range c.Bins {
+			p.dense[b-lo] = int32(j)
+		}
 	}
 	for i, x := range c.Vars {
 		p.total += c.Values[i]

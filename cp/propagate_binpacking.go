@@ -10,7 +10,9 @@ type binPackProp struct {
 	sizes  []int64
 	bins   []int64
 	loads  []int32
-	binOf  map[int64]int // bin value -> j
+	binOf  map[int64]int // bin value -> j, when the bin values are spread out
+	dense  []int32       // bin value - binLo -> j or -1, when they are not
+	binLo  int64
 	closed bool          // every item's initial domain is within bins
 	total  int64
 	req    []int64
@@ -21,7 +23,7 @@ type binPackProp struct {
 func (p *binPackProp) forCandidates(s *solver, v int32, f func(j int, val int64) bool) bool {
 	if s.size(v) <= int64(len(p.bins)) {
 		for x, ok := s.lo[v], true; ok; x, ok = s.next(v, x+1) {
-			if j, in := p.binOf[x]; in && !f(j, x) {
+			if j, in := p.bin(x); in && !f(j, x) {
 				return false
 			}
 			if x >= s.hi[v] {
@@ -48,7 +50,7 @@ func (p *binPackProp) propagate(s *solver) bool {
 			continue
 		}
 		if s.fixed(v) {
-			if j, ok := p.binOf[s.lo[v]]; ok {
+			if j, ok := p.bin(s.lo[v]); ok {
 				p.req[j] += sz
 				p.pos[j] += sz
 			}
@@ -99,4 +101,17 @@ func (p *binPackProp) propagate(s *solver) bool {
 		}
 	}
 	return true
+}
+
+// bin maps a value to its bin position.
+func (p *binPackProp) bin(x int64) (int, bool) {
+	if p.dense != nil {
+		k := x - p.binLo
+		if k < 0 || k >= int64(len(p.dense)) || p.dense[k] < 0 {
+			return 0, false
+		}
+		return int(p.dense[k]), true
+	}
+	j, ok := p.binOf[x]
+	return j, ok
 }

@@ -17,6 +17,9 @@ type Params struct {
 	// NodeLimit, if > 0, stops the search after that many branches
 	// (deterministic alternative to TimeLimit, for tests).
 	NodeLimit int64
+	// StopAfterFirstSolution returns as soon as one solution is found
+	// (status Feasible, or Optimal without an objective).
+	StopAfterFirstSolution bool
 	// DisableLNS turns large-neighbourhood search off (complete search only).
 	DisableLNS bool
 }

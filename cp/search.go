@@ -25,6 +25,7 @@ type searchCtl struct {
 	hint    []int64
 	hasHint []bool
 
+	stopFirst    bool // Params.StopAfterFirstSolution
 	useIncumbent bool // solution-guided value choice
 	objDir       []int8
 }
@@ -58,6 +59,7 @@ const (
 	dfsLimit                      // conflict limit reached
 	dfsStopped                    // time, context or node limit
 	dfsSolved                     // solution found and no objective
+	dfsFirst                      // first solution found and StopAfterFirstSolution
 )
 
 // dfs explores below level base with binary branching (x op v, then its
@@ -74,6 +76,9 @@ func (s *solver) dfs(c *searchCtl, base int, conflictLimit int64) dfsResult {
 				s.recordSolution(c)
 				if !s.hasObj {
 					return dfsSolved
+				}
+				if c.stopFirst {
+					return dfsFirst
 				}
 				s.objUB = c.bestObj - 1
 				s.enqueue(s.objProp)
@@ -133,8 +138,11 @@ func (s *solver) choose(c *searchCtl) (decision, bool) {
 		if s.lo[v] == s.hi[v] {
 			continue
 		}
-		score := float64(s.size(v)) / float64(s.varWeight[v]+1)
-		if best < 0 || score < bestScore {
+		if best >= 0 && s.h.defined[v] && !s.h.defined[best] {
+			break // defined variables come last in branchOn
+		}
+		score := float64(s.size(v)) / float64(s.varWeight[v]+1) / (1 + 10*s.h.prio[v])
+		if best < 0 || score < bestScore || (score == bestScore && s.h.prio[v] > s.h.prio[best]) {
 			best, bestScore = v, score
 		}
 	}
@@ -161,6 +169,11 @@ func (s *solver) chooseValue(c *searchCtl, v int32) decision {
 	}
 	if int(v) < len(c.hasHint) && c.hasHint[v] && s.contains(v, c.hint[v]) {
 		return decision{v: v, op: opEq, val: c.hint[v]}
+	}
+	if len(s.h.items[v]) > 0 {
+		if x, ok := s.worstFit(v, c.best == nil); ok {
+			return decision{v: v, op: opEq, val: x}
+		}
 	}
 	lo, hi := s.lo[v], s.hi[v]
 	up := int(v) < len(c.objDir) && c.objDir[v] < 0 // larger values improve the objective

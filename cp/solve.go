@@ -26,7 +26,7 @@ func (m *Model) Solve(ctx context.Context, p Params) (*Response, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := &searchCtl{ctx: ctx, nodeLimit: p.NodeLimit, conflictsByCon: map[int]int64{},
+	c := &searchCtl{ctx: ctx, nodeLimit: p.NodeLimit, stopFirst: p.StopAfterFirstSolution, conflictsByCon: map[int]int64{},
 		rng: rand.New(rand.NewPCG(uint64(p.Seed), 0x9e3779b97f4a7c15))}
 	if p.TimeLimit > 0 {
 		c.deadline = start.Add(p.TimeLimit)
@@ -116,6 +116,8 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 		switch res {
 		case dfsSolved:
 			return Optimal, nil
+		case dfsFirst:
+			return Feasible, nil
 		case dfsExhausted:
 			if c.best != nil {
 				return Optimal, nil

@@ -60,6 +60,7 @@ type solver struct {
 
 	varWeight []int64 // Σ weights of the propagators on a variable
 	branchOn  []int32 // decision variables, user variables first
+	h         heuristics
 }
 
 func (s *solver) level() int { return len(s.levelStart) }
