@@ -10,6 +10,7 @@ import (
 
 	"github.com/weavesql/weave/internal/analyze"
 	"github.com/weavesql/weave/internal/ir"
+	"github.com/weavesql/weave/internal/rewrite"
 	"github.com/weavesql/weave/internal/sqlfront"
 )
 
@@ -21,15 +22,38 @@ type Model struct {
 	prog   *ir.Program
 	ast    *sqlfront.Schema
 	aggs   map[string]Aggregate
-	db     *sql.DB
-	mu     sync.Mutex
+	// rewrites lists the passes that changed the program.
+	rewrites []string
+	db       *sql.DB
+	mu       sync.Mutex
 }
 
 // CompileOption configures Compile.
 type CompileOption func(*compileConfig)
 
 type compileConfig struct {
-	aggs map[string]Aggregate
+	aggs     map[string]Aggregate
+	disabled map[string]bool
+}
+
+// WithoutRewrite disables optional IR rewrite passes by name (see
+// RewritePasses), to measure an encoding against its naive form. Unknown
+// or required passes make Compile fail.
+func WithoutRewrite(names ...string) CompileOption {
+	return func(c *compileConfig) {
+		for _, n := range names {
+			c.disabled[n] = true
+		}
+	}
+}
+
+// RewritePasses lists the IR rewrite passes Compile runs, in order.
+func RewritePasses() []string {
+	var out []string
+	for _, p := range rewrite.Passes {
+		out = append(out, p.Name)
+	}
+	return out
 }
 
 // WithAggregate registers a constraint aggregate, usable in the select list
@@ -73,7 +97,7 @@ func (l CompileErrors) Unwrap() error { return ErrCompile }
 // Compile parses and analyses a schema. No database is needed. Errors are
 // CompileErrors carrying the view name and line:column of each problem.
 func Compile(schema string, opts ...CompileOption) (*Model, error) {
-	cfg := &compileConfig{aggs: map[string]Aggregate{}}
+	cfg := &compileConfig{aggs: map[string]Aggregate{}, disabled: map[string]bool{}}
 	for name, a := range builtinAggregates {
 		cfg.aggs[name] = a
 	}
@@ -98,7 +122,11 @@ func Compile(schema string, opts ...CompileOption) (*Model, error) {
 	if err != nil {
 		return nil, convertErrors(err)
 	}
-	return &Model{schema: schema, prog: prog, ast: ast, aggs: cfg.aggs}, nil
+	fired, err := rewrite.Run(prog, cfg.disabled)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCompile, err)
+	}
+	return &Model{schema: schema, prog: prog, ast: ast, aggs: cfg.aggs, rewrites: fired}, nil
 }
 
 func isReservedFunc(name string) bool {
