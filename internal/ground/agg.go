@@ -151,40 +151,32 @@ func (g *grounder) minMax(isMin bool, vs []lin, ps []form) value {
 		a, b := g.bounds(v)
 		lo, hi = min(lo, a), max(hi, b)
 	}
-	m := g.m.NewIntVar(lo, hi, "")
-	ml := varLin(m)
-	if allPresent {
-		exprs := make([]cp.LinearExpr, len(kept))
-		for i, v := range kept {
-			exprs[i] = v.expr()
-		}
-		if isMin {
-			g.note(g.m.AddMinEquality(m, exprs))
-		} else {
-			g.note(g.m.AddMaxEquality(m, exprs))
-		}
-		return intVal(ml, fFalse)
+	// An absent value is replaced by the neutral bound (hi for min, lo for
+	// max), so the solver's own min/max propagator sees every row:
+	// min(present ? v : hi). A constant v needs no auxiliary variable:
+	// hi - (hi - v)·[present].
+	neutral := lo
+	if isMin {
+		neutral = hi
 	}
-	// m is bounded by every present value and equals one of them.
-	anyPresent := g.litOf(or(pres...))
-	witnesses := []cp.Lit{anyPresent.Not()}
+	exprs := make([]cp.LinearExpr, len(kept))
 	for i, v := range kept {
-		p := g.enforce(pres[i])
-		d := ml.add(v, -1) // m - v
-		if isMin {
-			g.note(g.m.AddLessOrEqual(d.expr(), 0).OnlyEnforceIf(p...))
+		var e lin
+		if v.isConst() {
+			e = constLin(neutral).add(g.indicator(pres[i]), v.k-neutral)
 		} else {
-			g.note(g.m.AddGreaterOrEqual(d.expr(), 0).OnlyEnforceIf(p...))
+			e = g.ite(pres[i], v, constLin(neutral))
 		}
-		w := g.m.NewBoolVar("")
-		for _, l := range p {
-			g.note(g.m.AddImplication(w, l))
-		}
-		g.note(g.m.AddEquality(d.expr(), 0).OnlyEnforceIf(w))
-		witnesses = append(witnesses, w)
+		exprs[i] = e.expr()
 	}
-	g.note(g.m.AddBoolOr(witnesses...))
-	// Keep m fixed when no value is present so solutions are canonical.
-	g.note(g.m.AddEquality(ml.expr(), lo).OnlyEnforceIf(anyPresent.Not()))
-	return intVal(ml, fLit{anyPresent.Not()})
+	m := g.m.NewIntVar(lo, hi, "")
+	if isMin {
+		g.note(g.m.AddMinEquality(m, exprs))
+	} else {
+		g.note(g.m.AddMaxEquality(m, exprs))
+	}
+	if allPresent {
+		return intVal(varLin(m), fFalse)
+	}
+	return intVal(varLin(m), neg(or(pres...)))
 }

@@ -184,12 +184,23 @@ func (g *grounder) divmod(x lin, k int64) (q, r lin) {
 		qlo, qhi = qhi, qlo
 	}
 	qv := g.m.NewIntVar(qlo, qhi, "")
-	rv := g.m.NewIntVar(-(ak - 1), ak-1, "")
+	// The remainder takes the sign of x; when x's sign is known, so is
+	// the remainder's range and no sign literal is needed.
+	rlo, rhi := -(ak - 1), ak-1
+	switch {
+	case lo >= 0:
+		rlo = 0
+	case hi <= 0:
+		rhi = 0
+	}
+	rv := g.m.NewIntVar(rlo, rhi, "")
 	q, r = varLin(qv), varLin(rv)
 	g.note(g.m.AddEquality(x.add(q, -k).add(r, -1).expr(), 0))
-	nonneg := g.litOf(linAtom(x, 0, maxInt))
-	g.note(g.m.AddGreaterOrEqual(r.expr(), 0).OnlyEnforceIf(nonneg))
-	g.note(g.m.AddLessOrEqual(r.expr(), 0).OnlyEnforceIf(nonneg.Not()))
+	if lo < 0 && hi > 0 {
+		nonneg := g.litOf(linAtom(x, 0, maxInt))
+		g.note(g.m.AddGreaterOrEqual(r.expr(), 0).OnlyEnforceIf(nonneg))
+		g.note(g.m.AddLessOrEqual(r.expr(), 0).OnlyEnforceIf(nonneg.Not()))
+	}
 	return q, r
 }
 
