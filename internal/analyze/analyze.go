@@ -7,6 +7,7 @@ package analyze
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/weavesql/weave/internal/ir"
@@ -23,7 +24,11 @@ type Options struct {
 // Analyze lowers a parsed schema to IR. It reports every error it finds, as
 // a sqlfront.ErrorList sorted by position.
 func Analyze(s *sqlfront.Schema, opts Options) (*ir.Program, error) {
-	a := &analyzer{opts: opts, prog: &ir.Program{}, tables: map[string]*ir.Table{}, views: map[string]*ir.View{}}
+	a := &analyzer{
+		opts: opts, prog: &ir.Program{},
+		tables: map[string]*ir.Table{}, views: map[string]*ir.View{}, broken: map[string]bool{},
+		colPos: map[*ir.Column]sqlfront.Pos{}, varPos: map[*ir.Column]sqlfront.Pos{}, fkPos: map[*ir.Column]sqlfront.Pos{},
+	}
 	for _, st := range s.Stmts {
 		switch st := st.(type) {
 		case *sqlfront.CreateTable:
@@ -34,6 +39,7 @@ func Analyze(s *sqlfront.Schema, opts Options) (*ir.Program, error) {
 			a.view(st)
 		}
 	}
+	a.foreignKeys()
 	if len(a.errs) == 0 {
 		a.inferDomains()
 	}
@@ -51,10 +57,24 @@ type analyzer struct {
 	views  map[string]*ir.View
 	errs   sqlfront.ErrorList
 	stmt   string // name of the table or view being analysed
+	// broken names the tables and views whose definition had errors: a
+	// reference to one reports nothing more (the error is already there).
+	broken map[string]bool
+	// Source positions of column definitions, of the @variable_columns
+	// items and of foreign keys, for errors found after the statement.
+	colPos, varPos, fkPos map[*ir.Column]sqlfront.Pos
 }
 
 func (a *analyzer) errorf(p sqlfront.Pos, format string, args ...any) {
 	a.errs = append(a.errs, &sqlfront.Error{Pos: p, Stmt: a.stmt, Msg: fmt.Sprintf(format, args...)})
+}
+
+// article prefixes a type's name with "a" or "an", for messages.
+func article(t ir.Type) string {
+	if t == ir.Int {
+		return "an integer"
+	}
+	return "a " + t.String()
 }
 
 func pos(p sqlfront.Pos) ir.Pos { return ir.Pos{Line: p.Line, Col: p.Col} }
@@ -72,7 +92,7 @@ func columnType(t sqlfront.TypeName) (ir.Type, bool) {
 }
 
 func (a *analyzer) nameTaken(name string, p sqlfront.Pos) bool {
-	if a.tables[name] != nil || a.views[name] != nil {
+	if a.tables[name] != nil || a.views[name] != nil || a.broken[name] {
 		a.errorf(p, "%q is already defined", name)
 		return true
 	}
@@ -95,6 +115,7 @@ func (a *analyzer) table(st *sqlfront.CreateTable) {
 			continue
 		}
 		c := &ir.Column{Name: cd.Name, Type: typ, NotNull: cd.NotNull || cd.PrimaryKey}
+		a.colPos[c] = cd.Pos
 		if cd.PrimaryKey {
 			t.PrimaryKey = append(t.PrimaryKey, len(t.Columns))
 		}
@@ -104,6 +125,7 @@ func (a *analyzer) table(st *sqlfront.CreateTable) {
 				ref.Column = fk.RefColumns[0]
 			}
 			c.References = ref
+			a.fkPos[c] = fk.Pos
 		}
 		t.Columns = append(t.Columns, c)
 	}
@@ -112,6 +134,9 @@ func (a *analyzer) table(st *sqlfront.CreateTable) {
 		if i < 0 {
 			a.errorf(st.Pos, "primary key names unknown column %s", name)
 			continue
+		}
+		if slices.Contains(t.PrimaryKey, i) {
+			continue // declared on the column and listed again by the parser
 		}
 		t.PrimaryKey = append(t.PrimaryKey, i)
 		t.Columns[i].NotNull = true
@@ -130,6 +155,7 @@ func (a *analyzer) table(st *sqlfront.CreateTable) {
 			ref.Column = fk.RefColumns[0]
 		}
 		t.Columns[i].References = ref
+		a.fkPos[t.Columns[i]] = fk.Pos
 	}
 	for _, an := range st.Annotations {
 		switch an.Name {
@@ -145,6 +171,9 @@ func (a *analyzer) table(st *sqlfront.CreateTable) {
 				}
 				c := t.Columns[i]
 				c.Variable = true
+				if _, ok := a.varPos[c]; !ok {
+					a.varPos[c] = it.Pos
+				}
 				for _, o := range it.Options {
 					if o == "nullable" {
 						c.Nullable = true
@@ -211,13 +240,18 @@ func (a *analyzer) view(st *sqlfront.CreateView) {
 		}
 	}
 	nerr := len(a.errs)
-	q := a.query(st.Query, nil, kind)
+	var q *ir.Query
+	if st.Query != nil {
+		q = a.query(st.Query, nil, kind)
+	}
 	if q == nil || len(a.errs) > nerr {
+		a.broken[st.Name] = true
 		return
 	}
 	if len(st.Columns) > 0 {
 		if len(st.Columns) != len(q.Select) {
 			a.errorf(st.NamePos, "view %s names %d columns but its query yields %d", st.Name, len(st.Columns), len(q.Select))
+			a.broken[st.Name] = true
 			return
 		}
 		for i, n := range st.Columns {
@@ -231,7 +265,7 @@ func (a *analyzer) view(st *sqlfront.CreateView) {
 		}
 		seen[o.Name] = true
 	}
-	v := &ir.View{Name: st.Name, Pos: pos(st.Pos), Kind: kind, Query: q, Text: st.Text, Variable: q.Var()}
+	v := &ir.View{Name: st.Name, Pos: pos(st.Pos), Kind: kind, Query: q, Text: st.Text, Variable: queryVar(q)}
 	switch kind {
 	case ir.Intermediate:
 		if !v.Variable {
@@ -254,6 +288,65 @@ func (a *analyzer) view(st *sqlfront.CreateView) {
 	}
 	a.views[v.Name] = v
 	a.prog.Views = append(a.prog.Views, v)
+}
+
+// queryVar reports whether the result of q depends on decision columns: a
+// column it reads, a condition, or the rows of a view or derived table it
+// reads (a view over an intermediate view is itself intermediate even when
+// it selects input columns only, because which rows it has is decided).
+func queryVar(q *ir.Query) bool {
+	if q == nil {
+		return false
+	}
+	for _, s := range q.From {
+		for _, c := range s.Columns {
+			if c.Var {
+				return true
+			}
+		}
+		if s.Kind == ir.FromQuery && queryVar(s.Query) {
+			return true
+		}
+	}
+	var es []ir.Expr
+	es = append(es, q.Filters...)
+	es = append(es, q.GroupBy...)
+	es = append(es, q.Having...)
+	es = append(es, q.Check)
+	for _, c := range q.Constraints {
+		es = append(es, c)
+	}
+	for _, o := range q.Select {
+		es = append(es, o.Expr)
+	}
+	for _, e := range es {
+		if exprVar(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// exprVar is Expr.Var, looking through subqueries with queryVar.
+func exprVar(e ir.Expr) bool {
+	found := false
+	ir.Inspect(e, func(x ir.Expr) bool {
+		if found {
+			return false
+		}
+		switch x := x.(type) {
+		case *ir.ColRef:
+			found = x.IsVar
+		case *ir.In:
+			found = x.Sub != nil && queryVar(x.Sub)
+		case *ir.Exists:
+			found = queryVar(x.Sub)
+		case *ir.Scalar:
+			found = queryVar(x.Sub)
+		}
+		return !found
+	})
+	return found
 }
 
 // sortedKeys returns the keys of m in order.

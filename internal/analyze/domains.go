@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/weavesql/weave/internal/ir"
-	"github.com/weavesql/weave/internal/sqlfront"
 )
 
 // inferDomains finds, for every decision column, the sets of values it may
@@ -20,67 +19,106 @@ import (
 // Boolean columns need no source. Any other column without one is an error
 // that says how to fix it.
 func (a *analyzer) inferDomains() {
-	for _, t := range a.prog.Tables {
-		for ci, c := range t.Columns {
-			if !c.Variable || c.References == nil {
-				continue
-			}
-			a.stmt = t.Name
-			rt := a.tables[c.References.Table]
-			if rt == nil {
-				a.errorf(sqlfront.Pos{Line: t.Pos.Line, Col: t.Pos.Col}, "column %s references unknown table %s", c.Name, c.References.Table)
-				continue
-			}
-			col := c.References.Column
-			if col == "" && len(rt.PrimaryKey) == 1 {
-				col = rt.Columns[rt.PrimaryKey[0]].Name
-			}
-			ri := rt.Column(col)
-			if ri < 0 {
-				a.errorf(sqlfront.Pos{Line: t.Pos.Line, Col: t.Pos.Col}, "column %s references unknown column %s(%s)", c.Name, rt.Name, col)
-				continue
-			}
-			if rt.Columns[ri].Variable {
-				continue
-			}
-			c.Domain = append(c.Domain, &ir.DomainSource{
-				Reason: fmt.Sprintf("foreign key references %s(%s)", rt.Name, col),
-				Pos:    t.Pos,
-				Query:  columnQuery(&ir.Source{Alias: rt.Name, Kind: ir.FromTable, Table: rt, Columns: tableColumns(rt)}, ri),
-			})
-			_ = ci
-		}
-	}
 	for _, v := range a.prog.Views {
 		if v.Kind != ir.Hard {
 			continue
 		}
 		q := v.Query
-		var conds []ir.Expr
-		conds = append(conds, q.Filters...)
-		if !q.Aggregate {
-			conds = append(conds, conjuncts(q.Check)...)
+		// Every conjunct of the check holds for every row (or group):
+		// memberships and equalities there pin a column. Filters only
+		// choose the rows that are checked, but an equality join with an
+		// input column is what the paper's constraint_node_predicates
+		// relies on to keep a pod off names that match no node.
+		for _, e := range conjuncts(q.Check) {
+			a.domainFrom(v, q, e, true)
 		}
-		for _, e := range conds {
-			a.domainFrom(v, q, e)
+		for _, e := range q.Filters {
+			a.domainFrom(v, q, e, false)
 		}
 	}
 	for _, t := range a.prog.Tables {
 		for _, c := range t.Columns {
 			if c.Variable && len(c.Domain) == 0 && c.Type != ir.Bool {
 				a.stmt = t.Name
-				a.errorf(sqlfront.Pos{Line: t.Pos.Line, Col: t.Pos.Col},
+				a.errorf(a.varPos[c],
 					"cannot infer the values variable column %s.%s may take: declare a foreign key (%s %s references other_table(col)), "+
 						"or constrain it in a @hard_constraint view with \"%s in (select ...)\" or by joining it with an input column",
-					t.Name, c.Name, c.Name, c.Type, c.Name)
+					t.Name, c.Name, c.Name, sqlType(c.Type), c.Name)
 			}
 		}
 	}
 }
 
+// sqlType names t in SQL, for messages that suggest a declaration.
+func sqlType(t ir.Type) string {
+	switch t {
+	case ir.Int:
+		return "integer"
+	case ir.Bool:
+		return "boolean"
+	}
+	return "varchar"
+}
+
+// foreignKeys checks every single-column foreign key and records, for a
+// decision column, the referenced column's values as a domain source.
+func (a *analyzer) foreignKeys() {
+	for _, t := range a.prog.Tables {
+		for _, c := range t.Columns {
+			if c.References == nil {
+				continue
+			}
+			a.stmt = t.Name
+			rt, ri := a.foreignKeyTarget(t, c)
+			if rt == nil || !c.Variable || rt.Columns[ri].Variable {
+				continue
+			}
+			c.Domain = append(c.Domain, &ir.DomainSource{
+				Reason: fmt.Sprintf("foreign key references %s(%s)", rt.Name, rt.Columns[ri].Name),
+				Pos:    pos(a.fkPos[c]),
+				Query:  columnQuery(&ir.Source{Alias: rt.Name, Kind: ir.FromTable, Table: rt, Columns: tableColumns(rt)}, ri),
+			})
+		}
+	}
+}
+
+// foreignKeyTarget resolves the single-column foreign key of column c of
+// table t, reporting an unknown table or column or a type mismatch.
+func (a *analyzer) foreignKeyTarget(t *ir.Table, c *ir.Column) (*ir.Table, int) {
+	p := a.fkPos[c]
+	rt := a.tables[c.References.Table]
+	if rt == nil {
+		if !a.broken[c.References.Table] {
+			a.errorf(p, "column %s references unknown table %s", c.Name, c.References.Table)
+		}
+		return nil, -1
+	}
+	col := c.References.Column
+	if col == "" {
+		if len(rt.PrimaryKey) != 1 {
+			a.errorf(p, "column %s references table %s, which has no single-column primary key; name the column: references %s(col)", c.Name, rt.Name, rt.Name)
+			return nil, -1
+		}
+		col = rt.Columns[rt.PrimaryKey[0]].Name
+	}
+	ri := rt.Column(col)
+	if ri < 0 {
+		a.errorf(p, "column %s references unknown column %s(%s)", c.Name, rt.Name, col)
+		return nil, -1
+	}
+	if rc := rt.Columns[ri]; rc.Type != c.Type && rc.Type != ir.Invalid && c.Type != ir.Invalid {
+		a.errorf(p, "column %s is %s but references %s(%s), %s", c.Name, article(c.Type), rt.Name, col, article(rc.Type))
+		return nil, -1
+	}
+	return rt, ri
+}
+
 // domainFrom records a domain source when conjunct e of hard view v is a
 // membership or an equality join that pins a decision column.
-func (a *analyzer) domainFrom(v *ir.View, q *ir.Query, e ir.Expr) {
+//
+// check says e is a conjunct of the view's check; a membership only pins
+// the column there (in a filter it only selects the rows to check).
+func (a *analyzer) domainFrom(v *ir.View, q *ir.Query, e ir.Expr, check bool) {
 	target := func(x ir.Expr) *ir.Column {
 		r, ok := x.(*ir.ColRef)
 		if !ok || r.Up != 0 || !r.IsVar {
@@ -95,10 +133,10 @@ func (a *analyzer) domainFrom(v *ir.View, q *ir.Query, e ir.Expr) {
 	switch e := e.(type) {
 	case *ir.In:
 		c := target(e.X)
-		if c == nil || e.Not {
+		if c == nil || e.Not || !check {
 			return
 		}
-		if e.Sub != nil && !e.Sub.Correlated && !e.Sub.Var() {
+		if e.Sub != nil && !e.Sub.Correlated && !queryVar(e.Sub) {
 			c.Domain = append(c.Domain, &ir.DomainSource{Reason: "in (subquery)", View: v.Name, Pos: e.P, Query: e.Sub})
 		}
 		if e.Sub == nil {

@@ -12,7 +12,7 @@ func (a *analyzer) boolExpr(e sqlfront.Expr, sc *scope, what string) ir.Expr {
 		return nil
 	}
 	if t := x.Type(); t != ir.Bool && t != ir.Null {
-		a.errorf(e.Position(), "the %s must be a boolean condition, not a %s: %s", what, t, sqlfront.Format(e))
+		a.errorf(e.Position(), "the %s must be a boolean condition, not %s: %s", what, article(t), sqlfront.Format(e))
 		return nil
 	}
 	return x
@@ -48,7 +48,7 @@ func (a *analyzer) expr(e sqlfront.Expr, sc *scope) ir.Expr {
 			want = ir.Bool
 		}
 		if t := x.Type(); t != want && t != ir.Null {
-			a.errorf(e.Position(), "%s needs a %s operand, not a %s", e.Op, want, t)
+			a.errorf(e.Position(), "%s needs %s operand, not %s", e.Op, article(want), article(t))
 			return nil
 		}
 		if c, ok := x.(*ir.Const); ok && e.Op == "-" {
@@ -64,9 +64,12 @@ func (a *analyzer) expr(e sqlfront.Expr, sc *scope) ir.Expr {
 		if x == nil || lo == nil || hi == nil {
 			return nil
 		}
-		ge := a.compare(p, ">=", x, lo)
-		le := a.compare(p, "<=", x, hi)
-		if ge == nil || le == nil {
+		ge := a.compare(e.Position(), ">=", x, lo)
+		if ge == nil {
+			return nil
+		}
+		le := a.compare(e.Position(), "<=", x, hi)
+		if le == nil {
 			return nil
 		}
 		var r ir.Expr = &ir.Binary{P: p, Op: "and", L: ge, R: le, T: ir.Bool}
@@ -133,16 +136,26 @@ func (a *analyzer) column(e *sqlfront.ColumnRef, sc *scope) ir.Expr {
 			return nil
 		}
 		if hit != nil {
+			if hit.T == ir.Invalid {
+				return nil // the column's type is already reported
+			}
 			if up > 0 {
 				for t := sc; t != s; t = t.outer {
 					t.q.Correlated = true
 				}
 			}
-			if up == 0 && sc.grouped && !sc.inAgg && !a.isGrouped(hit, sc.q) {
+			// s.inAgg: a subquery inside an aggregate's argument reads
+			// the enclosing query's rows, not its groups.
+			if s.grouped && !s.inAgg && !a.isGrouped(&ir.ColRef{Source: hit.Source, Col: hit.Col}, s.q) {
 				a.errorf(e.Position(), "column %s must appear in the group by clause or be used in an aggregate", hit.Name)
 				return nil
 			}
 			return hit
+		}
+	}
+	for s := sc; s != nil; s = s.outer {
+		if s.broken {
+			return nil // a from item failed; its error is reported
 		}
 	}
 	if e.Table != "" {
@@ -202,17 +215,23 @@ func (a *analyzer) binary(e *sqlfront.BinaryExpr, sc *scope) ir.Expr {
 	case e.Op == "and" || e.Op == "or":
 		for _, x := range []ir.Expr{l, r} {
 			if t := x.Type(); t != ir.Bool && t != ir.Null {
-				a.errorf(e.Position(), "%s needs boolean operands, not a %s", e.Op, t)
+				a.errorf(e.Position(), "%s needs boolean operands, not %s", e.Op, article(t))
 				return nil
 			}
 		}
 		return &ir.Binary{P: p, Op: e.Op, L: l, R: r, T: ir.Bool}
 	case isComparison(e.Op):
-		return a.compare(p, e.Op, l, r)
+		return a.compare(e.Position(), e.Op, l, r)
+	case e.Op == "like" || e.Op == "not like":
+		a.errorf(e.Position(), "%s is not supported: compare strings with = or <>, or test membership with in (...)", e.Op)
+		return nil
+	case !isArithmetic(e.Op):
+		a.errorf(e.Position(), "operator %s is not supported", e.Op)
+		return nil
 	default: // + - * / %
 		for _, x := range []ir.Expr{l, r} {
 			if t := x.Type(); t != ir.Int && t != ir.Null {
-				a.errorf(e.Position(), "%s needs integer operands, not a %s", e.Op, t)
+				a.errorf(e.Position(), "%s needs integer operands, not %s", e.Op, article(t))
 				return nil
 			}
 		}
@@ -224,14 +243,27 @@ func (a *analyzer) binary(e *sqlfront.BinaryExpr, sc *scope) ir.Expr {
 			a.errorf(e.Position(), "division by an expression over decision columns is not supported: %s", sqlfront.Format(e))
 			return nil
 		}
+		if c, ok := r.(*ir.Const); ok && c.Value == int64(0) && (e.Op == "/" || e.Op == "%") {
+			a.errorf(e.Position(), "division by zero: %s", sqlfront.Format(e))
+			return nil
+		}
 		return &ir.Binary{P: p, Op: e.Op, L: l, R: r, T: ir.Int}
 	}
 }
 
-func (a *analyzer) compare(p ir.Pos, op string, l, r ir.Expr) ir.Expr {
+func isArithmetic(op string) bool {
+	switch op {
+	case "+", "-", "*", "/", "%":
+		return true
+	}
+	return false
+}
+
+func (a *analyzer) compare(at sqlfront.Pos, op string, l, r ir.Expr) ir.Expr {
+	p := pos(at)
 	lt, rt := l.Type(), r.Type()
 	if lt != rt && lt != ir.Null && rt != ir.Null {
-		a.errorf(sqlfront.Pos{Line: p.Line, Col: p.Col}, "cannot compare a %s with a %s", lt, rt)
+		a.errorf(at, "cannot compare %s with %s", article(lt), article(rt))
 		return nil
 	}
 	t := lt
@@ -239,7 +271,7 @@ func (a *analyzer) compare(p ir.Pos, op string, l, r ir.Expr) ir.Expr {
 		t = rt
 	}
 	if op != "=" && op != "<>" && (t == ir.String || t == ir.Bool) && (l.Var() || r.Var()) {
-		a.errorf(sqlfront.Pos{Line: p.Line, Col: p.Col}, "ordering comparison %s on a %s over decision columns is not supported (only = and <>)", op, t)
+		a.errorf(at, "ordering comparison %s on %s over decision columns is not supported (only = and <>)", op, article(t))
 		return nil
 	}
 	return &ir.Binary{P: p, Op: op, L: l, R: r, T: ir.Bool}
@@ -261,7 +293,7 @@ func (a *analyzer) in(e *sqlfront.InExpr, sc *scope) ir.Expr {
 			return nil
 		}
 		if t := r.Sub.Select[0].Expr.Type(); t != x.Type() && t != ir.Null && x.Type() != ir.Null {
-			a.errorf(e.Position(), "in compares a %s with a subquery of %s", x.Type(), t)
+			a.errorf(e.Position(), "in compares %s with a subquery of %s", article(x.Type()), article(t))
 			return nil
 		}
 		return r
@@ -272,7 +304,7 @@ func (a *analyzer) in(e *sqlfront.InExpr, sc *scope) ir.Expr {
 			return nil
 		}
 		if v.Type() != x.Type() && v.Type() != ir.Null && x.Type() != ir.Null {
-			a.errorf(it.Position(), "in compares a %s with a %s", x.Type(), v.Type())
+			a.errorf(it.Position(), "in compares %s with %s", article(x.Type()), article(v.Type()))
 			return nil
 		}
 		r.List = append(r.List, v)
@@ -299,7 +331,7 @@ func (a *analyzer) caseExpr(e *sqlfront.CaseExpr, sc *scope) ir.Expr {
 			return true
 		}
 		if c.T != t {
-			a.errorf(at, "case arms yield a %s and a %s", c.T, t)
+			a.errorf(at, "case arms yield %s and %s", article(c.T), article(t))
 			return false
 		}
 		return true
@@ -311,7 +343,7 @@ func (a *analyzer) caseExpr(e *sqlfront.CaseExpr, sc *scope) ir.Expr {
 			if v == nil {
 				return nil
 			}
-			if cond = a.compare(pos(w.Cond.Position()), "=", operand, v); cond == nil {
+			if cond = a.compare(w.Cond.Position(), "=", operand, v); cond == nil {
 				return nil
 			}
 		} else if cond = a.boolExpr(w.Cond, sc, "when condition"); cond == nil {
@@ -340,7 +372,12 @@ func (a *analyzer) call(e *sqlfront.FuncCall, sc *scope) ir.Expr {
 			a.errorf(e.Position(), "%s(...) is a constraint aggregate: select it directly in a @hard_constraint view", e.Name)
 			return nil
 		}
-		return a.aggregate(e, sc)
+		// Not "return a.aggregate(...)": a nil *ir.Agg in an ir.Expr is
+		// not a nil Expr.
+		if agg := a.aggregate(e, sc); agg != nil {
+			return agg
+		}
+		return nil
 	}
 	switch e.Name {
 	case "coalesce":
@@ -356,7 +393,7 @@ func (a *analyzer) call(e *sqlfront.FuncCall, sc *scope) ir.Expr {
 			}
 			if t := x.Type(); t != ir.Null {
 				if c.T != ir.Null && c.T != t {
-					a.errorf(arg.Position(), "coalesce mixes a %s and a %s", c.T, t)
+					a.errorf(arg.Position(), "coalesce mixes %s and %s", article(c.T), article(t))
 					return nil
 				}
 				c.T = t
@@ -405,13 +442,13 @@ func (a *analyzer) aggregate(e *sqlfront.FuncCall, sc *scope) *ir.Agg {
 	case "sum":
 		if t := arg.Type(); t != ir.Int && t != ir.Null {
 			// PostgreSQL has no sum(boolean); SQLite would add 0/1.
-			a.errorf(e.Position(), "sum needs an integer argument, not a %s (count the rows instead, or sum a case expression)", t)
+			a.errorf(e.Position(), "sum needs an integer argument, not %s (count the rows instead, or sum a case expression)", article(t))
 			return nil
 		}
 		agg.T = ir.Int
 	case "min", "max":
 		if arg.Type() != ir.Int {
-			a.errorf(e.Position(), "%s needs an integer argument, not a %s", e.Name, arg.Type())
+			a.errorf(e.Position(), "%s needs an integer argument, not %s", e.Name, article(arg.Type()))
 			return nil
 		}
 		agg.T = ir.Int
@@ -423,7 +460,7 @@ func (a *analyzer) aggregate(e *sqlfront.FuncCall, sc *scope) *ir.Agg {
 		return nil
 	}
 	if e.Distinct && arg.Var() {
-		a.errorf(e.Position(), "count(distinct ...) over decision columns is not supported")
+		a.errorf(e.Position(), "%s(distinct ...) over decision columns is not supported", e.Name)
 		return nil
 	}
 	return agg

@@ -15,6 +15,9 @@ type scope struct {
 	grouped bool // the query aggregates: column refs must be grouped
 	kind    ir.ViewKind
 	top     bool // the view's own query (not a subquery)
+	// broken: a from item had an error, so an unresolved column is most
+	// likely one of its columns and is not reported again.
+	broken bool
 }
 
 // query lowers one select block. kind is the role of the view when the
@@ -23,11 +26,15 @@ func (a *analyzer) query(sel *sqlfront.Select, outer *scope, kind ir.ViewKind) *
 	q := &ir.Query{Pos: pos(sel.Pos), Distinct: sel.Distinct}
 	sc := &scope{q: q, outer: outer, kind: kind, top: outer == nil}
 	var on []sqlfront.Expr
+	nerr := len(a.errs)
 	for _, f := range sel.From {
 		on = a.from(f, q, on)
 	}
+	sc.broken = len(a.errs) > nerr || len(q.From) < countSources(sel.From)
 	if len(q.From) == 0 {
-		a.errorf(sel.Pos, "a select needs a from clause")
+		if len(sel.From) == 0 {
+			a.errorf(sel.Pos, "a select needs a from clause")
+		}
 		return nil
 	}
 	for _, e := range on {
@@ -72,6 +79,9 @@ func (a *analyzer) query(sel *sqlfront.Select, outer *scope, kind ir.ViewKind) *
 		}
 	}
 	sc.aggOK = false
+	if sc.broken {
+		return nil
+	}
 	return q
 }
 
@@ -110,7 +120,9 @@ func (a *analyzer) from(f sqlfront.FromItem, q *ir.Query, on []sqlfront.Expr) []
 				src.Columns = append(src.Columns, ir.SourceColumn{Name: o.Name, Type: o.Expr.Type(), Var: o.Expr.Var()})
 			}
 		} else {
-			a.errorf(f.Pos, "unknown table or view %s", f.Name)
+			if !a.broken[f.Name] { // else the view's own errors say it all
+				a.errorf(f.Pos, "unknown table or view %s", f.Name)
+			}
 			return on
 		}
 		q.From = append(q.From, src)
@@ -213,6 +225,19 @@ func isBuiltinAggregate(name string) bool {
 		return true
 	}
 	return false
+}
+
+// countSources is the number of relations a from clause names.
+func countSources(from []sqlfront.FromItem) int {
+	n := 0
+	for _, f := range from {
+		if j, ok := f.(*sqlfront.Join); ok {
+			n += countSources([]sqlfront.FromItem{j.Left, j.Right})
+		} else {
+			n++
+		}
+	}
+	return n
 }
 
 // conjuncts splits a Boolean expression on "and".

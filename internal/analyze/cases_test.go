@@ -1,0 +1,427 @@
+package analyze
+
+import (
+	"testing"
+
+	"github.com/weavesql/weave/internal/ir"
+)
+
+func TestNameResolution(t *testing.T) {
+	runAnalyzeCases(t, []analyzeCase{
+		{name: "an unknown table in from is reported at its name",
+			src: base + `create view v as select * from nodes;`,
+			err: `4:32: v: unknown table or view nodes`},
+		{name: "an unknown unqualified column is reported at the column",
+			src: base + `create view v as select nam from node;`,
+			err: `4:25: v: unknown column nam`},
+		{name: "an unknown qualified column names the table that lacks it",
+			src: base + `create view v as select node.nam from node;`,
+			err: `4:25: v: node has no column nam`},
+		{name: "a qualifier naming no table in scope is reported",
+			src: base + `create view v as select pod.name from node;`,
+			err: `4:25: v: unknown table pod in pod.name`},
+		{name: "a qualifier naming a table by its name when it has an alias is unknown",
+			src: base + `create view v as select node.name from node n;`,
+			err: `4:25: v: unknown table node in node.name`},
+		{name: "a column present in two sources is ambiguous",
+			src: base + `create view v as select name from node join pod on node.name = pod.node_name;`,
+			err: `4:25: v: column name is ambiguous; qualify it with a table name`},
+		{name: "a table read twice needs an alias",
+			src: base + `create view v as select node.name from node, node;`,
+			err: `4:46: v: node appears twice in the from clause; give one an alias`},
+		{name: "a table read twice under two aliases compiles",
+			src:   base + `create view v as select a.name as a, b.name as b from node a, node b where a.cpu < b.cpu;`,
+			roles: map[string]string{"v": "pushdown"}},
+		{name: "an unknown table does not also report its columns",
+			src: base + `create view v as select nodes.cpu, x from nodes where y = 1;`,
+			err: `4:43: v: unknown table or view nodes`},
+		{name: "a view that reads a view with errors reports nothing more",
+			src: base + `create view v as select nam from node;
+create view w as select * from v;
+create view x as select name from v, node;`,
+			err: `4:25: v: unknown column nam`},
+		{name: "a view naming more columns than its query yields",
+			src: base + `create view v (a, b) as select name from node;`,
+			err: `4:13: v: view v names 2 columns but its query yields 1`},
+		{name: "a pushed-down view yielding two columns of one name needs an alias",
+			src: base + `create view v as select node.name, pod.name from node, pod;`,
+			err: `4:18: v: view v yields two columns named name; give one an alias`},
+		{name: "a derived table is resolved and read by its alias",
+			src:   base + `create view v as select big.name from (select name from node where cpu > 4) big;`,
+			roles: map[string]string{"v": "pushdown"}},
+		{name: "a column neither grouped nor aggregated is rejected",
+			src: base + `create view v as select node_name, cpu from pod group by node_name;`,
+			err: `4:36: v: column pod.cpu must appear in the group by clause or be used in an aggregate`},
+		{name: "a column of a table grouped by its primary key may be selected",
+			src: base + `create view v as select node.name, node.cpu - sum(pod.cpu) as spare
+from node join pod on pod.node_name = node.name group by node.name;`,
+			roles: map[string]string{"v": "intermediate"}},
+		{name: "a table with a composite key needs all of it grouped",
+			src: `create table t (a integer, b integer, c integer, primary key (a, b));
+create view v as select a, c from t group by a;
+create view w as select a, c from t group by a, b;`,
+			err: `2:28: v: column t.c must appear in the group by clause or be used in an aggregate`},
+		{name: "an aggregate in a where clause is rejected",
+			src: base + `create view v as select name from pod where sum(cpu) > 3;`,
+			err: `4:45: v: aggregate sum is only allowed in the select list or the having clause`},
+		{name: "an aggregate in group by or in a join condition is rejected",
+			src: base + `create view v as select count(*) as n from pod join node on count(*) > 1 group by max(pod.cpu);`,
+			err: `4:61: v: aggregate count is only allowed in the select list or the having clause
+4:83: v: aggregate max is only allowed in the select list or the having clause`},
+		{name: "nested aggregates are rejected",
+			src: base + `create view v as select sum(count(*)) as n from pod;`,
+			err: `4:29: v: aggregate count cannot be nested inside another aggregate`},
+		{name: "select star with group by is rejected",
+			src: base + `create view v as select * from pod group by node_name;`,
+			err: `4:25: v: select * cannot be used with group by or aggregates`},
+		{name: "a subquery of a grouped query may not read an ungrouped outer column",
+			src: base + `create view v as select node_name, (select count(*) from node where node.cpu = pod.cpu) as c from pod group by node_name;`,
+			err: `4:80: v: column pod.cpu must appear in the group by clause or be used in an aggregate`},
+		{name: "a subquery inside an aggregate may read the outer rows",
+			src:   base + `create view v as select node_name, sum((select count(*) from node where node.cpu = pod.cpu)) as c from pod group by node_name;`,
+			roles: map[string]string{"v": "intermediate"}},
+	})
+}
+
+func TestTypes(t *testing.T) {
+	runAnalyzeCases(t, []analyzeCase{
+		{name: "comparing a string with an integer is rejected",
+			src: base + `create view v as select name from node where name = 1;`,
+			err: `4:51: v: cannot compare a string with an integer`},
+		{name: "arithmetic on a string is rejected",
+			src: base + `create view v as select name + 1 as x from node;`,
+			err: `4:30: v: + needs integer operands, not a string`},
+		{name: "and with an integer operand is rejected",
+			src: base + `create view v as select name from node where ready and cpu;`,
+			err: `4:52: v: and needs boolean operands, not an integer`},
+		{name: "or with a string operand is rejected",
+			src: base + `create view v as select name from node where name or ready;`,
+			err: `4:51: v: or needs boolean operands, not a string`},
+		{name: "not of an integer is rejected",
+			src: base + `create view v as select name from node where not cpu;`,
+			err: `4:46: v: not needs a boolean operand, not an integer`},
+		{name: "a where clause that is not boolean is rejected",
+			src: base + `create view v as select name from node where cpu;`,
+			err: `4:46: v: the where clause must be a boolean condition, not an integer: cpu`},
+		{name: "a decimal literal is rejected",
+			src: base + `create view v as select cpu * 1.5 as x from node;`,
+			err: `4:31: v: decimal number 1.5: only integers are supported`},
+		{name: "like and not like are rejected",
+			src: base + `create view v as select name from node where name like 'a%' or name not like 'b%';`,
+			err: `4:51: v: like is not supported: compare strings with = or <>, or test membership with in (...)
+4:69: v: not like is not supported: compare strings with = or <>, or test membership with in (...)`},
+		{name: "an unknown function is rejected",
+			src: base + `create view v as select upper(name) as u from node;`,
+			err: `4:25: v: unknown function upper (supported: count, sum, min, max, coalesce and registered aggregates)`},
+		{name: "division by the constant zero is rejected",
+			src: base + `create view v as select cpu / 0 as x, cpu % 0 as y from node;`,
+			err: `4:29: v: division by zero: cpu / 0
+4:43: v: division by zero: cpu % 0`},
+		{name: "sum of a boolean is rejected",
+			src: base + `create view v as select sum(ready) as s from node;`,
+			err: `4:25: v: sum needs an integer argument, not a boolean (count the rows instead, or sum a case expression)`},
+		{name: "case arms of different types are rejected",
+			src: base + `create view v as select case when ready then 1 else 'no' end as x from node;`,
+			err: `4:53: v: case arms yield an integer and a string`},
+		{name: "coalesce of different types is rejected",
+			src: base + `create view v as select coalesce(name, 1) as x from node;`,
+			err: `4:40: v: coalesce mixes a string and an integer`},
+		{name: "between with a string bound is rejected",
+			src: base + `create view v as select name from node where cpu between 'a' and 3;`,
+			err: `4:50: v: cannot compare an integer with a string`},
+		{name: "in with a list of another type is rejected",
+			src: base + `create view v as select name from node where cpu in (1, 'two');`,
+			err: `4:57: v: in compares an integer with a string`},
+		{name: "in with a subquery of another type is rejected",
+			src: base + `create view v as select name from node where cpu in (select name from node);`,
+			err: `4:50: v: in compares an integer with a subquery of a string`},
+		{name: "in with a subquery of two columns is rejected",
+			src: base + `create view v as select name from node where cpu in (select cpu, name from node);`,
+			err: `4:50: v: the subquery of in must select exactly one column, not 2`},
+		{name: "a scalar subquery of two columns is rejected",
+			src: base + `create view v as select (select cpu, name from node) as x from node;`,
+			err: `4:25: v: a scalar subquery must select exactly one column, not 2`},
+		{name: "multiplying two decision expressions is rejected",
+			src: `-- @variable_columns (a, b)
+create table t (k integer primary key, a integer references u(x), b integer references u(x));
+create table u (x integer primary key);
+create view v as select a * b as p, a / b as q, a * 2 as r from t;`,
+			err: `4:27: v: multiplying two expressions over decision columns is not linear: a * b
+4:39: v: division by an expression over decision columns is not supported: a / b`},
+		{name: "an ordering comparison on a string decision column is rejected",
+			src: base + `create view v as select name from pod where node_name < 'm';`,
+			err: `4:55: v: ordering comparison < on a string over decision columns is not supported (only = and <>)`},
+		{name: "count distinct over a decision column is rejected",
+			src: base + `create view v as select count(distinct node_name) as n from pod;`,
+			err: `4:25: v: count(distinct ...) over decision columns is not supported`},
+		{name: "null literals type with anything",
+			src:   base + `create view v as select name from node where cpu = null or name <> null or coalesce(null, cpu) > 1 or -null is null;`,
+			roles: map[string]string{"v": "pushdown"}},
+	})
+}
+
+func TestAnnotations(t *testing.T) {
+	runAnalyzeCases(t, []analyzeCase{
+		{name: "all_different outside a hard view is rejected",
+			src: base + `create view v as select all_different(node_name) from pod;`,
+			err: `4:25: v: all_different(...) is a constraint aggregate: it can only be selected by a @hard_constraint view`},
+		{name: "all_different inside an expression is rejected",
+			src: base + `-- @hard_constraint
+create view v as select not all_different(node_name) from pod;`,
+			err: `5:29: v: all_different(...) is a constraint aggregate: select it directly in a @hard_constraint view`},
+		{name: "a soft view with two columns is rejected",
+			src: base + `-- @soft_constraint
+create view v as select count(*) as a, sum(cpu) as b from pod where node_name = 'a';`,
+			err: `5:18: v: a soft constraint yields one integer column; this view yields 2 columns`},
+		{name: "a soft view yielding a string is rejected",
+			src: base + `-- @soft_constraint
+create view v as select node_name from pod;`,
+			err: `5:18: v: a soft constraint yields an integer or boolean; this view yields a string`},
+		{name: "a hard view without where is rejected",
+			src: base + `-- @hard_constraint
+create view v as select * from pod;`,
+			err: `5:18: v: a hard constraint needs a where clause: every row of its from clause must satisfy it`},
+		{name: "a hard view with group by but no having is rejected",
+			src: base + `-- @hard_constraint
+create view v as select node_name, count(*) as n from pod group by node_name;`,
+			err: `5:18: v: a hard constraint with group by needs a having clause or a constraint aggregate such as all_different(...) in its select list`},
+		{name: "a constraint view cannot be read by another view",
+			src: base + `-- @hard_constraint
+create view v as select * from pod where cpu > 0;
+create view w as select name from v;`,
+			err: `6:35: w: view v is a hard constraint; constraint views cannot be read by other views`},
+		{name: "duplicate table and view names are rejected",
+			src: base + `create table node (x integer);
+create view pod as select name from node;
+create view v as select name from node;
+create view v as select cpu from node;`,
+			err: `4:14: node: "node" is already defined
+5:13: pod: "pod" is already defined
+7:13: v: "v" is already defined`},
+		{name: "@variable_columns on an unknown column is rejected",
+			src: `-- @variable_columns (nodename)
+create table pod (name varchar(20) primary key, node_name boolean);`,
+			err: `1:23: pod: @variable_columns names unknown column nodename of table pod`},
+		{name: "@variable_columns on a primary-key column is rejected",
+			src: `-- @variable_columns (name)
+create table pod (name varchar(20) primary key, node_name boolean);`,
+			err: `1:23: pod: variable column name is part of the primary key; keys must be input columns`},
+		{name: "an unknown @variable_columns option is rejected",
+			src: `-- @variable_columns (node_name optional)
+create table pod (name varchar(20) primary key, node_name boolean);`,
+			err: `1:23: pod: unknown option "optional" for variable column node_name (the only option is nullable)`},
+		{name: "a not null decision column cannot be nullable",
+			src: `-- @variable_columns (node_name nullable)
+create table pod (name varchar(20) primary key, node_name boolean not null);`,
+			err: `1:23: pod: variable column node_name is declared not null and nullable`},
+		{name: "a nullable decision column is marked nullable",
+			src: `create table node (name varchar(20) primary key);
+-- @variable_columns (node_name nullable, pinned)
+create table pod (name varchar(20) primary key, node_name varchar(20) references node, pinned boolean);`,
+			domains: map[string][]string{"pod.node_name": {"foreign key references node(name)"}, "pod.pinned": nil},
+			check: func(t *testing.T, p *ir.Program) {
+				c := p.Table("pod").Columns[1]
+				if !c.Variable || !c.Nullable {
+					t.Errorf("node_name: variable %v nullable %v", c.Variable, c.Nullable)
+				}
+				if c := p.Table("pod").Columns[2]; !c.Variable || c.Nullable {
+					t.Errorf("pinned: variable %v nullable %v", c.Variable, c.Nullable)
+				}
+			}},
+	})
+}
+
+func TestDomains(t *testing.T) {
+	const pod = `create table node (name varchar(20) primary key, zone varchar(20) not null, ready boolean not null);
+-- @variable_columns (node_name)
+create table pod (name varchar(20) primary key, node_name varchar(20), cpu integer not null);
+`
+	runAnalyzeCases(t, []analyzeCase{
+		{name: "a decision column without any domain is an error that says how to fix it",
+			src: pod,
+			err: `2:23: pod: cannot infer the values variable column pod.node_name may take: declare a foreign key (node_name varchar references other_table(col)), or constrain it in a @hard_constraint view with "node_name in (select ...)" or by joining it with an input column`},
+		{name: "a foreign key gives a domain",
+			src:     base,
+			domains: map[string][]string{"pod.node_name": {"foreign key references node(name)"}}},
+		{name: "a foreign key to a table's primary key gives a domain",
+			src: `create table node (name varchar(20) primary key);
+-- @variable_columns (node_name)
+create table pod (name varchar(20) primary key, node_name varchar(20), foreign key (node_name) references node);`,
+			domains: map[string][]string{"pod.node_name": {"foreign key references node(name)"}}},
+		{name: "foreign keys to unknown tables and columns or of another type are rejected",
+			src: `create table node (name varchar(20), cpu integer, a integer, b integer, primary key (a, b));
+create table pod (a varchar(20) references nodes(name), b varchar(20) references node(nam), c integer references node(name));
+create table pod2 (d integer references node);`,
+			err: `2:33: pod: column a references unknown table nodes
+2:71: pod: column b references unknown column node(nam)
+2:103: pod: column c is an integer but references node(name), a string
+3:30: pod2: column d references table node, which has no single-column primary key; name the column: references node(col)`},
+		{name: "a hard in (select ...) gives a domain",
+			src: pod + `-- @hard_constraint
+create view v as select * from pod where node_name in (select name from node where ready);`,
+			domains: map[string][]string{"pod.node_name": {"in (subquery) in v"}}},
+		{name: "a hard in (list) gives a domain",
+			src: pod + `-- @hard_constraint
+create view v as select * from pod where cpu > 0 and node_name in ('a', 'b');`,
+			domains: map[string][]string{"pod.node_name": {"in (list) in v"}}},
+		{name: "a hard equality join with an input column gives a domain",
+			src: pod + `-- @hard_constraint
+create view v as select * from pod join node on pod.node_name = node.name where node.ready;`,
+			domains: map[string][]string{"pod.node_name": {"joined with node.name in v"}}},
+		{name: "a hard equality join with a pushed-down view gives a domain",
+			src: pod + `create view ready_node as select name from node where ready;
+-- @hard_constraint
+create view v as select * from pod join ready_node r on r.name = pod.node_name where pod.cpu < 10;`,
+			roles:   map[string]string{"ready_node": "pushdown", "v": "hard"},
+			domains: map[string][]string{"pod.node_name": {"joined with ready_node.name in v"}}},
+		{name: "sources intersect: a foreign key and a hard membership",
+			src: base + `-- @hard_constraint
+create view v as select * from pod where node_name in (select name from node where ready);`,
+			domains: map[string][]string{"pod.node_name": {"foreign key references node(name)", "in (subquery) in v"}}},
+		{name: "a membership in the where of a grouped hard view only filters",
+			src: pod + `-- @hard_constraint
+create view v as select count(*) as n from pod where node_name in (select name from node where zone = 'a') having count(*) <= 3;`,
+			err: `2:23: pod: cannot infer the values variable column pod.node_name may take: declare a foreign key (node_name varchar references other_table(col)), or constrain it in a @hard_constraint view with "node_name in (select ...)" or by joining it with an input column`},
+		{name: "a membership in a having clause pins the grouped column",
+			src: pod + `-- @hard_constraint
+create view v as select node_name from pod group by node_name having node_name in (select name from node) and count(*) < 3;`,
+			domains: map[string][]string{"pod.node_name": {"in (subquery) in v"}}},
+		{name: "not in, correlated in, in over decision columns and a soft view give no domain",
+			src: pod + `-- @hard_constraint
+create view v1 as select * from pod where node_name not in (select name from node);
+-- @hard_constraint
+create view v2 as select * from pod where node_name in (select name from node where node.name <> pod.name);
+-- @hard_constraint
+create view v3 as select * from pod p where node_name in (select node_name from pod);
+-- @soft_constraint
+create view v4 as select count(*) from pod join node on pod.node_name = node.name;
+-- @hard_constraint
+create view v5 as select * from pod where node_name = 'x' or node_name in (select name from node);`,
+			err: `2:23: pod: cannot infer the values variable column pod.node_name may take: declare a foreign key (node_name varchar references other_table(col)), or constrain it in a @hard_constraint view with "node_name in (select ...)" or by joining it with an input column`},
+		{name: "a membership in a subquery over an intermediate view gives no domain",
+			src: pod + `create view placed as select node.name from node join pod on pod.node_name = node.name;
+-- @hard_constraint
+create view v as select * from pod where node_name in (select name from placed);`,
+			err: `2:23: pod: cannot infer the values variable column pod.node_name may take: declare a foreign key (node_name varchar references other_table(col)), or constrain it in a @hard_constraint view with "node_name in (select ...)" or by joining it with an input column`},
+		{name: "a Boolean decision column needs no domain",
+			src: `-- @variable_columns (lit)
+create table light (name varchar(10) primary key, lit boolean);`,
+			domains: map[string][]string{"light.lit": nil}},
+	})
+}
+
+func TestViews(t *testing.T) {
+	runAnalyzeCases(t, []analyzeCase{
+		{name: "views over input columns are pushed down and views over decision columns are intermediate",
+			src: base + `create view big as select name from node where cpu > 4;
+create view placed as select pod.name, node_name from pod;
+create view busy as select name from node where exists (select 1 from pod where pod.node_name = node.name);
+create view load as select node_name, sum(cpu) as used from pod group by node_name;`,
+			roles: map[string]string{"big": "pushdown", "placed": "intermediate", "busy": "intermediate", "load": "intermediate"}},
+		{name: "views are built on views",
+			src: base + `create view big as select name, cpu from node where cpu > 4;
+create view bigger as select name from big where cpu > 8;
+create view on_big as select pod.name as pod, big.name as node from pod join big on pod.node_name = big.name;
+create view on_big_names as select pod from on_big;
+-- @soft_constraint
+create view s as select count(*) from on_big_names;
+-- @hard_constraint
+create view h as select * from on_big where node <> 'x';`,
+			roles: map[string]string{"big": "pushdown", "bigger": "pushdown", "on_big": "intermediate",
+				"on_big_names": "intermediate", "s": "soft", "h": "hard"},
+			check: func(t *testing.T, p *ir.Program) {
+				s := p.View("bigger").Query.From[0]
+				if s.Kind != ir.FromInput || s.View != p.View("big") {
+					t.Errorf("bigger reads %v kind %v", s.Name(), s.Kind)
+				}
+				s = p.View("on_big_names").Query.From[0]
+				if s.Kind != ir.FromQuery || s.Query != p.View("on_big").Query {
+					t.Errorf("on_big_names reads %v kind %v", s.Name(), s.Kind)
+				}
+			}},
+		{name: "a view selecting input columns of an intermediate view is intermediate",
+			src: base + `create view placed as select pod.name, pod.cpu from pod where node_name = 'a';
+create view names as select name from placed;
+create view n as select count(*) as n from (select name from placed) p;
+create view m as select name from node where exists (select 1 from placed);`,
+			roles: map[string]string{"placed": "intermediate", "names": "intermediate", "n": "intermediate", "m": "intermediate"}},
+		{name: "correlated subqueries are marked correlated, every level between",
+			src: base + `create view v as select name from node
+where exists (select 1 from pod where pod.node_name = node.name)
+  and cpu > (select count(*) from pod)
+  and exists (select 1 from pod where exists (select 1 from node n2 where n2.cpu = node.cpu));`,
+			check: func(t *testing.T, p *ir.Program) {
+				q := p.View("v").Query
+				if q.Correlated {
+					t.Error("the view's query is marked correlated")
+				}
+				var got []bool
+				ir.InspectQuery(q, func(e ir.Expr) bool {
+					switch e := e.(type) {
+					case *ir.Exists:
+						got = append(got, e.Sub.Correlated)
+					case *ir.Scalar:
+						got = append(got, e.Sub.Correlated)
+					}
+					return true
+				})
+				// exists #1, scalar, exists #2 (outer), exists #2 (inner)
+				if want := []bool{true, false, true, true}; !equalBools(got, want) {
+					t.Errorf("correlated: %v, want %v", got, want)
+				}
+			}},
+		{name: "the paper's policy compiles with its roles",
+			src: paperSQL(t),
+			roles: map[string]string{"candidate_nodes_for_pods": "pushdown", "constraint_node_predicates": "hard",
+				"spare_capacity_per_node": "intermediate", "constraint_load_balance_cpu": "soft", "constraint_node_affinity": "hard"},
+			domains: map[string][]string{"pending_pod.node_name": {"joined with node.name in constraint_node_predicates"}}},
+		{name: "all_different per group in a hard view",
+			src: `create table node (name varchar(20) primary key);
+-- @variable_columns (node_name)
+create table pod (name varchar(20) primary key, app varchar(20) not null, node_name varchar(20) references node);
+-- @hard_constraint
+create view spread as select app, all_different(node_name) from pod group by app;`,
+			roles: map[string]string{"spread": "hard"},
+			check: func(t *testing.T, p *ir.Program) {
+				q := p.View("spread").Query
+				if len(q.Constraints) != 1 || q.Constraints[0].Func != "all_different" || len(q.GroupBy) != 1 || q.Check != nil {
+					t.Errorf("spread: %s", ir.FormatQuery(q))
+				}
+			}},
+	})
+}
+
+func TestErrorsAreReportedTogetherInPositionOrder(t *testing.T) {
+	runAnalyzeCases(t, []analyzeCase{
+		{name: "several errors in several statements",
+			src: `-- @variable_columns (a, d nullable)
+create table t (a integer primary key, b varchar(5), c integer references u(x));
+create view v1 as select x, a + b as s from t where b = 1;
+-- @soft_constraint
+create view v2 as select b from t where a like 'x';
+create table t (d integer);
+create view v3 as select count(*) as n from t where sum(c) > 1 group by c having b = 'x';`,
+			err: `1:23: t: variable column a is part of the primary key; keys must be input columns
+1:26: t: @variable_columns names unknown column d of table t
+2:64: t: column c references unknown table u
+3:26: v1: unknown column x
+3:31: v1: + needs integer operands, not a string
+3:55: v1: cannot compare a string with an integer
+5:43: v2: like is not supported: compare strings with = or <>, or test membership with in (...)
+6:14: t: "t" is already defined
+7:53: v3: aggregate sum is only allowed in the select list or the having clause
+7:82: v3: column t.b must appear in the group by clause or be used in an aggregate`},
+	})
+}
+
+func equalBools(a, b []bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
