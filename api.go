@@ -1,9 +1,12 @@
 package weave
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/weavesql/weave/cp"
 )
 
 // Status is the outcome of a solve. Infeasibility is a status, not an error:
@@ -74,6 +77,19 @@ type SolveOptions struct {
 	Verify bool
 	// Workers is the number of parallel search workers; 0 means 1.
 	Workers int
+	// Backend solves the grounded model; nil means the native engine
+	// (package cp). backend/minizinc provides the paper's MiniZinc
+	// pipeline.
+	Backend Backend
+}
+
+// Backend solves a grounded constraint model. The native engine is the
+// default; another backend receives the same model, so the two can be
+// compared on it. A backend returns an assignment for every variable of
+// the model (cp.Model.NewResponseFromValues) with its status.
+type Backend interface {
+	Name() string
+	Solve(ctx context.Context, m *cp.Model, p cp.Params) (*cp.Response, error)
 }
 
 // Row is one row of a solved table, keyed by column name. Values are

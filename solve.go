@@ -51,7 +51,19 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 	st.PerView = gr.PerView
 
 	t0 = time.Now()
-	resp, err := gr.Model.Solve(ctx, cp.Params{TimeLimit: opts.Timeout, Seed: opts.Seed, Workers: opts.Workers})
+	params := cp.Params{TimeLimit: opts.Timeout, Seed: opts.Seed, Workers: opts.Workers}
+	var resp *cp.Response
+	if opts.Backend != nil {
+		resp, err = opts.Backend.Solve(ctx, gr.Model, params)
+		if err == nil && resp == nil {
+			err = fmt.Errorf("backend %s returned no response", opts.Backend.Name())
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: backend %s: %v", ErrSolver, opts.Backend.Name(), err)
+		}
+	} else {
+		resp, err = gr.Model.Solve(ctx, params)
+	}
 	st.Solve = time.Since(t0)
 	st.Variables = resp.Stats.Variables
 	st.Constraints = resp.Stats.Constraints
