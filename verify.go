@@ -120,7 +120,10 @@ func (m *Model) verifyHard(ctx context.Context, tx sqlTx, v *ir.View, sel *sqlfr
 			agg = append(agg, fc)
 		}
 	}
-	isAgg := v.Query.Aggregate
+	// The shape comes from the SQL as written, not from the IR: rewrite
+	// passes may have restated the view (pairwise inequalities as
+	// all_different), and the check must hold the rewrite to the original.
+	isAgg := len(sel.GroupBy) > 0 || sel.Having != nil || len(agg) > 0 || m.selectsAggregate(sel)
 	switch {
 	case !isAgg:
 		q.Items = countStar
@@ -148,6 +151,29 @@ func (m *Model) verifyHard(ctx context.Context, tx sqlTx, v *ir.View, sel *sqlfr
 		}
 	}
 	return nil
+}
+
+// selectsAggregate reports whether a select list calls an aggregate.
+func (m *Model) selectsAggregate(sel *sqlfront.Select) bool {
+	found := false
+	for _, it := range sel.Items {
+		if it.Expr == nil {
+			continue
+		}
+		sqlfront.Inspect(it.Expr, func(n sqlfront.Node) bool {
+			switch n := n.(type) {
+			case *sqlfront.FuncCall:
+				switch n.Name {
+				case "count", "sum", "min", "max":
+					found = true
+				}
+			case *sqlfront.Select:
+				return false
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 // verifyAggregate evaluates a constraint aggregate per group in Go over

@@ -95,13 +95,13 @@ func (g *grounder) baseRel(s *ir.Source) *rel {
 func (g *grounder) varValue(x cp.IntVar, t ir.Type) value {
 	null := fFalse
 	if n, ok := g.nullOf[x]; ok {
-		null = fLit{g.m.EqLit(x, n)}
+		null = fLit{g.eqLit(x, n)}
 	}
 	switch t {
 	case ir.String:
 		return value{k: kStr, sv: x, null: null}
 	case ir.Bool:
-		return value{k: kBool, t: fLit{g.m.EqLit(x, 1)}, f: fLit{g.m.EqLit(x, 0)}, null: null}
+		return value{k: kBool, t: fLit{g.eqLit(x, 1)}, f: fLit{g.eqLit(x, 0)}, null: null}
 	}
 	return value{k: kInt, lin: varLin(x), null: null}
 }
@@ -298,7 +298,7 @@ func (p *lookupPlan) candidates(g *grounder, t *tuple, r *rel) []candidate {
 		if len(rows) == 0 {
 			continue
 		}
-		l := fLit{g.m.EqLit(x, d)}
+		l := fLit{g.eqLit(x, d)}
 		for _, ri := range rows {
 			out = append(out, candidate{row: ri, guard: l})
 		}
@@ -507,7 +507,7 @@ func (g *grounder) alternatives(v value) []alternative {
 			if d != 0 {
 				c = g.dict.str[d]
 			}
-			out = append(out, alternative{constVal(c), fLit{g.m.EqLit(v.sv, d)}})
+			out = append(out, alternative{constVal(c), fLit{g.eqLit(v.sv, d)}})
 		}
 		return out
 	case kInt:
@@ -520,7 +520,7 @@ func (g *grounder) alternatives(v value) []alternative {
 				if nullable && d == n {
 					cv = nil
 				}
-				out = append(out, alternative{constVal(cv), fLit{g.m.EqLit(x, d)}})
+				out = append(out, alternative{constVal(cv), fLit{g.eqLit(x, d)}})
 			}
 			return out
 		}

@@ -177,7 +177,7 @@ func (g *grounder) litOf(f form) cp.Lit {
 			}
 			switch {
 			case lo == hi:
-				return m.EqLit(x, lo)
+				return g.eqLit(x, lo)
 			case lo == math.MinInt64:
 				return m.LeLit(x, hi)
 			case hi == math.MaxInt64:
@@ -193,7 +193,7 @@ func (g *grounder) litOf(f form) cp.Lit {
 	case fIn:
 		lits := make([]cp.Lit, 0, len(f.vals))
 		for _, v := range f.vals {
-			lits = append(lits, m.EqLit(f.x, v))
+			lits = append(lits, g.eqLit(f.x, v))
 		}
 		l := g.litOf(or(litForms(lits)...))
 		if f.not {
@@ -277,6 +277,12 @@ func (g *grounder) post(f form, enf ...cp.Lit) {
 		}
 		g.note(m.AddBoolOr(append(cl, f.l)...))
 	case fLin:
+		if g.inHard && len(enf) == 0 {
+			if r, ok := g.asCapacityRow(f.e, f.lo, f.hi); ok {
+				g.capRows = append(g.capRows, r)
+				return
+			}
+		}
 		g.note(m.AddLinear(f.e.expr(), f.lo, f.hi).OnlyEnforceIf(enf...))
 	case fNe:
 		g.note(m.AddNotEqual(f.e.expr(), f.k).OnlyEnforceIf(enf...))

@@ -25,6 +25,10 @@ type Aggregate struct {
 // Options configure grounding.
 type Options struct {
 	Aggregates map[string]Aggregate
+	// NoBinPacking posts per-node capacity rows as separate linear
+	// constraints instead of gathering them into bin packing (to measure
+	// the encoding).
+	NoBinPacking bool
 }
 
 // Grounded is the model built for one snapshot, with what is needed to
@@ -51,6 +55,11 @@ type grounder struct {
 	rels  map[*ir.Query]*rel
 	base  map[string]*rel
 	index map[indexKey]map[any][]int
+	// eqOf maps the variable of each encoding literal [x = v] to x and v.
+	eqOf map[int]eqAtom
+	// capRows buffers the capacity rows of the hard view being grounded.
+	capRows []capacityRow
+	inHard  bool
 }
 
 // Ground builds the constraint model of p over snap.
@@ -64,6 +73,7 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		rels:  map[*ir.Query]*rel{},
 		base:  map[string]*rel{},
 		index: map[indexKey]map[any][]int{},
+		eqOf:  map[int]eqAtom{},
 	}
 	g.m = g.Model
 	defer func() {
@@ -84,7 +94,10 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		g.view = v.Name
 		before := g.m.NumConstraints()
 		if v.Kind == ir.Hard {
+			g.inHard = !opts.NoBinPacking
 			g.hard(v)
+			g.inHard = false
+			g.flushCapacity()
 		} else {
 			e := g.soft(v)
 			g.Soft[v.Name] = e.expr()
