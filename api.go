@@ -81,6 +81,10 @@ type SolveOptions struct {
 	// (package cp). backend/minizinc provides the paper's MiniZinc
 	// pipeline.
 	Backend Backend
+	// NoExplain skips the explanation of an infeasible model.
+	NoExplain bool
+	// ExplainTimeout bounds the search for an explanation; 0 means 1s.
+	ExplainTimeout time.Duration
 }
 
 // Backend solves a grounded constraint model. The native engine is the
@@ -116,6 +120,10 @@ type Result struct {
 	Soft map[string]int64
 	// Tables holds every table with variable columns, solved, by name.
 	Tables map[string]*Table
+	// Explanation, when Status is Infeasible, names the hard constraints
+	// and rows that conflict (nil if none was found within the budget or
+	// NoExplain was set).
+	Explanation *Explanation
 	// Stats describes the model and the time spent in each phase.
 	Stats Stats
 }
@@ -142,6 +150,7 @@ type Stats struct {
 	Solve   time.Duration  `json:"solve_ns"`
 	Extract time.Duration  `json:"extract_ns"`
 	Verify  time.Duration  `json:"verify_ns"`
+	Explain time.Duration  `json:"explain_ns"`
 	// Branches and Conflicts come from the solver.
 	Branches  int64 `json:"branches"`
 	Conflicts int64 `json:"conflicts"`

@@ -83,6 +83,19 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 	default:
 		res.Status = Unknown
 	}
+	if res.Status == Infeasible && !opts.NoExplain {
+		t0 = time.Now()
+		budget := opts.ExplainTimeout
+		if budget <= 0 {
+			budget = time.Second
+		}
+		expl, err := m.explain(ctx, snap, budget)
+		if err != nil {
+			return nil, fmt.Errorf("%w: explaining infeasibility: %v", ErrSolver, err)
+		}
+		res.Explanation = expl
+		st.Explain = time.Since(t0)
+	}
 	if !resp.HasSolution() || !res.Status.HasSolution() {
 		return res, nil
 	}

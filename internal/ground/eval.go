@@ -87,6 +87,11 @@ func (g *grounder) baseRel(s *ir.Source) *rel {
 		}
 		r.rows[ri] = row{vals: vals, guard: fTrue}
 	}
+	if s.Kind == ir.FromTable {
+		for ri := range r.rows {
+			g.origin[&r.rows[ri]] = RowRef{Table: s.Table, Row: ri}
+		}
+	}
 	g.base[name] = r
 	return r
 }

@@ -313,5 +313,9 @@ func (g *grounder) postImplied(guard, f form) {
 	if isFalse(guard) || isTrue(f) {
 		return
 	}
-	g.post(f, g.enforce(guard)...)
+	enf := g.enforce(guard)
+	if g.assume != nil {
+		enf = append(enf, *g.assume)
+	}
+	g.post(f, enf...)
 }

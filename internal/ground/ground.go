@@ -29,6 +29,9 @@ type Options struct {
 	// constraints instead of gathering them into bin packing (to measure
 	// the encoding).
 	NoBinPacking bool
+	// Explain grounds every hard constraint under an assumption literal
+	// (see Blame), so that an infeasible model yields a core.
+	Explain bool
 }
 
 // Grounded is the model built for one snapshot, with what is needed to
@@ -45,6 +48,9 @@ type Grounded struct {
 	vars    map[*ir.Table][][]cp.IntVar // [row][column] (zero IntVar for input columns)
 	dict    *dictionary
 	nullOf  map[cp.IntVar]int64 // NULL sentinel of nullable decision variables
+	// Explain mode: what each assumption literal stands for.
+	blames     []*Blame
+	blameByLit map[int]*Blame
 }
 
 type grounder struct {
@@ -60,6 +66,12 @@ type grounder struct {
 	// capRows buffers the capacity rows of the hard view being grounded.
 	capRows []capacityRow
 	inHard  bool
+	// origin maps rows of base relations to the table rows they are.
+	origin     map[*row]RowRef
+	blameByKey map[string]*Blame
+	// assume is the assumption literal of the hard row being posted, in
+	// explain mode.
+	assume *cp.Lit
 }
 
 // Ground builds the constraint model of p over snap.
@@ -68,7 +80,10 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		Grounded: &Grounded{
 			Model: cp.NewModel(), Soft: map[string]cp.LinearExpr{}, PerView: map[string]int{},
 			snap: snap, prog: p, vars: map[*ir.Table][][]cp.IntVar{}, dict: newDictionary(), nullOf: map[cp.IntVar]int64{},
+			blameByLit: map[int]*Blame{},
 		},
+		origin:     map[*row]RowRef{},
+		blameByKey: map[string]*Blame{},
 		opts:  opts,
 		rels:  map[*ir.Query]*rel{},
 		base:  map[string]*rel{},
@@ -94,7 +109,7 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		g.view = v.Name
 		before := g.m.NumConstraints()
 		if v.Kind == ir.Hard {
-			g.inHard = !opts.NoBinPacking
+			g.inHard = !opts.NoBinPacking && !opts.Explain
 			g.hard(v)
 			g.inHard = false
 			g.flushCapacity()

@@ -11,14 +11,27 @@ import (
 func (g *grounder) hard(v *ir.View) {
 	q := v.Query
 	tuples := g.join(q, nil)
+	defer func() { g.assume = nil }()
 	if !q.Aggregate {
 		for _, t := range tuples {
 			ct, _ := truth(g.expr(q.Check, scope{t: t}))
+			if g.opts.Explain && !isTrue(ct) && !isFalse(t.guard) {
+				dec, data := g.rowRefs(t)
+				l := g.assumption(v, dec, dec, data)
+				g.assume = &l
+			}
 			g.postImplied(t.guard, ct)
 		}
 		return
 	}
 	for _, grp := range g.groups(q, tuples, nil) {
+		if g.opts.Explain {
+			dec, data := g.groupRefs(grp)
+			// A group is identified by every row its members share (the
+			// node whose capacity it is), plus its key values.
+			l := g.assumption(v, append(append([]RowRef(nil), dec...), data...), dec, data, grp.key...)
+			g.assume = &l
+		}
 		if q.Check != nil {
 			ct, _ := truth(g.expr(q.Check, scope{grp: grp}))
 			g.postImplied(grp.guard, ct)
@@ -60,6 +73,11 @@ func (g *grounder) constraintAggregate(a *ir.Agg, grp *group) {
 			e, _, _ = g.asLin(v)
 		}
 		vals = append(vals, e.expr())
+		if g.assume != nil {
+			// Under an assumption the aggregate is posted row by row,
+			// each row present only while the assumption holds.
+			p = and(p, fLit{*g.assume})
+		}
 		present = append(present, g.litOf(p))
 	}
 	for _, c := range agg.Post(g.m, vals, present) {
