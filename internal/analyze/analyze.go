@@ -334,15 +334,24 @@ func exprVar(e ir.Expr) bool {
 		if found {
 			return false
 		}
+		// Subqueries are left to queryVar, which also looks through the
+		// views they read; descending again would be exponential in the
+		// nesting depth.
 		switch x := x.(type) {
 		case *ir.ColRef:
 			found = x.IsVar
 		case *ir.In:
-			found = x.Sub != nil && queryVar(x.Sub)
+			for _, e := range append([]ir.Expr{x.X}, x.List...) {
+				found = found || exprVar(e)
+			}
+			found = found || x.Sub != nil && queryVar(x.Sub)
+			return false
 		case *ir.Exists:
 			found = queryVar(x.Sub)
+			return false
 		case *ir.Scalar:
 			found = queryVar(x.Sub)
+			return false
 		}
 		return !found
 	})

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/weavesql/weave/internal/ir"
@@ -424,4 +425,37 @@ func equalBools(a, b []bool) bool {
 		}
 	}
 	return true
+}
+
+// Regression cases: inputs that crashed or misbehaved before the fix noted.
+func TestRegressions(t *testing.T) {
+	nested := "create view v as select name from node where "
+	for i := 0; i < 40; i++ {
+		nested += "exists (select 1 from pod where "
+	}
+	nested += "node.cpu > 1" + strings.Repeat(")", 40) + ";"
+	runAnalyzeCases(t, []analyzeCase{
+		// An aggregate call that failed returned a nil *ir.Agg as a
+		// non-nil ir.Expr, and the comparison around it panicked.
+		{name: "a failing aggregate inside a comparison does not panic",
+			src: base + `create view v as select name from pod where sum(cpu) > 3 and 1 < max(name);`,
+			err: `4:45: v: aggregate sum is only allowed in the select list or the having clause
+4:66: v: aggregate max is only allowed in the select list or the having clause`},
+		{name: "a failing aggregate in having does not panic",
+			src: base + `create view v as select node_name from pod group by node_name having sum(ready) > 0 or min(name) = 1;`,
+			err: `4:74: v: unknown column ready
+4:88: v: min needs an integer argument, not a string`},
+		// Whether a query depends on decision columns was recomputed for
+		// every subquery at every level: exponential in the depth.
+		{name: "deeply nested subqueries are analysed in linear time",
+			src:   base + nested,
+			roles: map[string]string{"v": "intermediate"}},
+		// Errors found after the statements (foreign keys, domains) had
+		// no byte offset and sorted before every other error.
+		{name: "foreign-key errors sort with the others by position",
+			src: base + `create view v as select nam from node;
+create table t (a integer references u);`,
+			err: `4:25: v: unknown column nam
+5:27: t: column a references unknown table u`},
+	})
 }
