@@ -84,11 +84,11 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		},
 		origin:     map[*row]RowRef{},
 		blameByKey: map[string]*Blame{},
-		opts:  opts,
-		rels:  map[*ir.Query]*rel{},
-		base:  map[string]*rel{},
-		index: map[indexKey]map[any][]int{},
-		eqOf:  map[int]eqAtom{},
+		opts:       opts,
+		rels:       map[*ir.Query]*rel{},
+		base:       map[string]*rel{},
+		index:      map[indexKey]map[any][]int{},
+		eqOf:       map[int]eqAtom{},
 	}
 	g.m = g.Model
 	defer func() {
