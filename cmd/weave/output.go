@@ -16,11 +16,12 @@ import (
 // jsonResult is the JSON form of a solve: one object, the command's
 // contract with other tools.
 type jsonResult struct {
-	Status    string                  `json:"status"`
-	Objective *int64                  `json:"objective"`
-	Soft      map[string]int64        `json:"soft_constraints"`
-	Tables    map[string][]orderedRow `json:"tables"`
-	Stats     jsonStats               `json:"stats"`
+	Status      string                  `json:"status"`
+	Objective   *int64                  `json:"objective"`
+	Soft        map[string]int64        `json:"soft_constraints"`
+	Tables      map[string][]orderedRow `json:"tables"`
+	Stats       jsonStats               `json:"stats"`
+	Explanation *weave.Explanation      `json:"explanation,omitempty"`
 }
 
 type jsonStats struct {
@@ -98,6 +99,7 @@ func toJSON(res *weave.Result) jsonResult {
 	if !res.Status.HasSolution() {
 		out.Objective = nil
 		out.Soft = map[string]int64{}
+		out.Explanation = res.Explanation
 		return out
 	}
 	for name, t := range res.Tables {
@@ -150,6 +152,9 @@ func writeText(w io.Writer, res *weave.Result, views []weave.ViewInfo) error {
 			}
 		}
 		b.WriteByte('\n')
+	}
+	if res.Explanation != nil {
+		b.WriteString(res.Explanation.String())
 	}
 	b.WriteString(statsLine(res.Stats))
 	b.WriteByte('\n')
