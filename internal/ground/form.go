@@ -219,6 +219,18 @@ func (g *grounder) litOf(f form) cp.Lit {
 			lits[i] = g.litOf(h)
 		}
 		b := m.NewBoolVar("")
+		if len(lits) >= 4 {
+			// b ⇔ Σ lits ≥ 1 as two linear constraints rather than one
+			// implication per disjunct: "some pod is on node n" over every
+			// pod would otherwise cost pods × nodes clauses.
+			var sum cp.LinearExpr
+			for _, l := range lits {
+				sum.AddLit(l, 1)
+			}
+			g.note(m.AddGreaterOrEqual(sum, 1).OnlyEnforceIf(b))
+			g.note(m.AddLessOrEqual(sum, 0).OnlyEnforceIf(b.Not()))
+			return b
+		}
 		g.note(m.AddBoolOr(lits...).OnlyEnforceIf(b))
 		for _, l := range lits {
 			g.note(m.AddImplication(l, b))
