@@ -28,6 +28,7 @@ func Analyze(s *sqlfront.Schema, opts Options) (*ir.Program, error) {
 		opts: opts, prog: &ir.Program{},
 		tables: map[string]*ir.Table{}, views: map[string]*ir.View{}, broken: map[string]bool{},
 		colPos: map[*ir.Column]sqlfront.Pos{}, varPos: map[*ir.Column]sqlfront.Pos{}, fkPos: map[*ir.Column]sqlfront.Pos{},
+		decidedOut: map[*ir.Query][]bool{}, decidedCols: map[*ir.Source][]bool{},
 	}
 	for _, st := range s.Stmts {
 		switch st := st.(type) {
@@ -63,6 +64,11 @@ type analyzer struct {
 	// Source positions of column definitions, of the @variable_columns
 	// items and of foreign keys, for errors found after the statement.
 	colPos, varPos, fkPos map[*ir.Column]sqlfront.Pos
+	// decidedOut marks the outputs of each query whose values the solver
+	// decides (see decided); decidedCols holds them for a source that
+	// reads a view or derived table.
+	decidedOut  map[*ir.Query][]bool
+	decidedCols map[*ir.Source][]bool
 }
 
 func (a *analyzer) errorf(p sqlfront.Pos, format string, args ...any) {

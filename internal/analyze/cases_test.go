@@ -149,6 +149,18 @@ create table u (x integer primary key);
 create view v as select a * b as p, a / b as q, a * 2 as r from t;`,
 			err: `4:27: v: multiplying two expressions over decision columns is not linear: a * b
 4:39: v: division by an expression over decision columns is not supported: a / b`},
+		{name: "multiplying two aggregates over rows the solver chooses is rejected",
+			src: base + `create view v as select node.name, sum(pod.cpu) * count(*) as x, count(*) * 2 as y
+from node join pod on pod.node_name = node.name group by node.name;`,
+			err: `4:49: v: multiplying two expressions over decision columns is not linear: sum(pod.cpu) * count(*)`},
+		{name: "a view column aggregated over chosen rows is decided in the views that read it",
+			src: base + `create view load as select node.name, sum(pod.cpu) as used from node join pod on pod.node_name = node.name group by node.name;
+create view sq as select used * used as u2, 100 / used as inv, used * 2 as twice, used / 2 as half from load;`,
+			err: `5:31: sq: multiplying two expressions over decision columns is not linear: used * used
+5:49: sq: division by an expression over decision columns is not supported: 100 / used`},
+		{name: "aggregates over input rows are constants",
+			src:   base + `create view v as select count(*) * count(*) as x, 100 / count(*) as y from node where cpu > 1;`,
+			roles: map[string]string{"v": "pushdown"}},
 		{name: "an ordering comparison on a string decision column is rejected",
 			src: base + `create view v as select name from pod where node_name < 'm';`,
 			err: `4:55: v: ordering comparison < on a string over decision columns is not supported (only = and <>)`},

@@ -235,11 +235,11 @@ func (a *analyzer) binary(e *sqlfront.BinaryExpr, sc *scope) ir.Expr {
 				return nil
 			}
 		}
-		if e.Op == "*" && l.Var() && r.Var() {
+		if e.Op == "*" && a.decided(l, sc) && a.decided(r, sc) {
 			a.errorf(e.Position(), "multiplying two expressions over decision columns is not linear: %s", sqlfront.Format(e))
 			return nil
 		}
-		if (e.Op == "/" || e.Op == "%") && r.Var() {
+		if (e.Op == "/" || e.Op == "%") && a.decided(r, sc) {
 			a.errorf(e.Position(), "division by an expression over decision columns is not supported: %s", sqlfront.Format(e))
 			return nil
 		}
@@ -270,7 +270,7 @@ func (a *analyzer) compare(at sqlfront.Pos, op string, l, r ir.Expr) ir.Expr {
 	if t == ir.Null {
 		t = rt
 	}
-	if op != "=" && op != "<>" && (t == ir.String || t == ir.Bool) && (l.Var() || r.Var()) {
+	if op != "=" && op != "<>" && (t == ir.String || t == ir.Bool) && (exprVar(l) || exprVar(r)) {
 		a.errorf(at, "ordering comparison %s on %s over decision columns is not supported (only = and <>)", op, article(t))
 		return nil
 	}
@@ -459,9 +459,74 @@ func (a *analyzer) aggregate(e *sqlfront.FuncCall, sc *scope) *ir.Agg {
 		a.errorf(e.Position(), "%s(distinct ...) is not supported", e.Name)
 		return nil
 	}
-	if e.Distinct && arg.Var() {
+	if e.Distinct && exprVar(arg) {
 		a.errorf(e.Position(), "%s(distinct ...) over decision columns is not supported", e.Name)
 		return nil
 	}
 	return agg
+}
+
+// decided reports whether the value of e, evaluated in scope sc, depends on
+// decision columns: it reads one, reads a column of a view or derived table
+// whose value does, reads a subquery that does, or aggregates rows that the
+// solver chooses (sum(pod.cpu) over the pods placed on a node).
+func (a *analyzer) decided(e ir.Expr, sc *scope) bool {
+	found := false
+	ir.Inspect(e, func(x ir.Expr) bool {
+		if found {
+			return false
+		}
+		switch x := x.(type) {
+		case *ir.ColRef:
+			s := sc
+			for i := 0; i < x.Up && s != nil; i++ {
+				s = s.outer
+			}
+			found = x.IsVar
+			if !found && s != nil && x.Source < len(s.q.From) {
+				if d := a.decidedCols[s.q.From[x.Source]]; x.Col < len(d) {
+					found = d[x.Col]
+				}
+			}
+		case *ir.Agg:
+			found = rowsDecided(sc.q) || x.Arg != nil && a.decided(x.Arg, sc)
+			return false
+		case *ir.In:
+			found = a.decided(x.X, sc) || x.Sub != nil && queryVar(x.Sub)
+			for _, y := range x.List {
+				found = found || a.decided(y, sc)
+			}
+			return false
+		case *ir.Exists:
+			found = queryVar(x.Sub)
+			return false
+		case *ir.Scalar:
+			found = queryVar(x.Sub)
+			return false
+		}
+		return !found
+	})
+	return found
+}
+
+// rowsDecided reports whether the solver chooses which rows (or groups) q
+// has: a filter or grouping reads decision columns, or a source's rows
+// depend on them.
+func rowsDecided(q *ir.Query) bool {
+	for _, s := range q.From {
+		if s.Kind == ir.FromQuery && queryVar(s.Query) {
+			return true
+		}
+	}
+	for _, f := range q.Filters {
+		if exprVar(f) {
+			return true
+		}
+	}
+	for _, g := range q.GroupBy {
+		if exprVar(g) {
+			return true
+		}
+	}
+	return false
 }

@@ -82,6 +82,11 @@ func (a *analyzer) query(sel *sqlfront.Select, outer *scope, kind ir.ViewKind) *
 	if sc.broken {
 		return nil
 	}
+	d := make([]bool, len(q.Select))
+	for i, o := range q.Select {
+		d[i] = a.decided(o.Expr, sc)
+	}
+	a.decidedOut[q] = d
 	return q
 }
 
@@ -117,8 +122,9 @@ func (a *analyzer) from(f sqlfront.FromItem, q *ir.Query, on []sqlfront.Expr) []
 				return on
 			}
 			for _, o := range v.Query.Select {
-				src.Columns = append(src.Columns, ir.SourceColumn{Name: o.Name, Type: o.Expr.Type(), Var: o.Expr.Var()})
+				src.Columns = append(src.Columns, ir.SourceColumn{Name: o.Name, Type: o.Expr.Type(), Var: exprVar(o.Expr)})
 			}
+			a.decidedCols[src] = a.decidedOut[v.Query]
 		} else {
 			if !a.broken[f.Name] { // else the view's own errors say it all
 				a.errorf(f.Pos, "unknown table or view %s", f.Name)
@@ -137,8 +143,9 @@ func (a *analyzer) from(f sqlfront.FromItem, q *ir.Query, on []sqlfront.Expr) []
 		}
 		src := &ir.Source{Alias: f.Alias, Kind: ir.FromQuery, Query: sub, Pos: pos(f.Pos)}
 		for _, o := range sub.Select {
-			src.Columns = append(src.Columns, ir.SourceColumn{Name: o.Name, Type: o.Expr.Type(), Var: o.Expr.Var()})
+			src.Columns = append(src.Columns, ir.SourceColumn{Name: o.Name, Type: o.Expr.Type(), Var: exprVar(o.Expr)})
 		}
+		a.decidedCols[src] = a.decidedOut[sub]
 		q.From = append(q.From, src)
 	case *sqlfront.Join:
 		on = a.from(f.Left, q, on)
