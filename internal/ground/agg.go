@@ -32,20 +32,20 @@ func (g *grounder) aggregate(e *ir.Agg, grp *group) value {
 			vs, ps := items2(items, func(i item) (value, form) { return i.v, i.present })
 			return g.countDistinct(vs, ps)
 		}
-		var sum lin
+		parts := make([]lin, 0, len(items))
 		for _, it := range items {
-			sum = sum.add(g.indicator(it.present), 1)
+			parts = append(parts, g.indicator(it.present))
 		}
-		return intVal(sum, fFalse)
+		return intVal(sumLins(parts), fFalse)
 	case "sum":
-		var sum lin
+		parts := make([]lin, 0, len(items))
 		var any []form
 		for _, it := range items {
 			l, _, _ := g.asLin(it.v)
-			sum = sum.add(g.times(it.present, l), 1)
+			parts = append(parts, g.times(it.present, l))
 			any = append(any, it.present)
 		}
-		return intVal(sum, neg(or(any...)))
+		return intVal(sumLins(parts), neg(or(any...)))
 	case "min", "max":
 		vs := make([]lin, len(items))
 		ps := make([]form, len(items))
@@ -81,11 +81,11 @@ func (g *grounder) countDistinct(vs []value, ps []form) value {
 		}
 		byVal[v.c] = append(byVal[v.c], ps[i])
 	}
-	var sum lin
+	parts := make([]lin, 0, len(order))
 	for _, c := range order {
-		sum = sum.add(g.indicator(or(byVal[c]...)), 1)
+		parts = append(parts, g.indicator(or(byVal[c]...)))
 	}
-	return intVal(sum, fFalse)
+	return intVal(sumLins(parts), fFalse)
 }
 
 // indicator is the 0/1 value of a condition.

@@ -49,6 +49,21 @@ func (e lin) add(o lin, c int64) lin {
 	return out.norm()
 }
 
+// sumLins adds many expressions at once (adding them one by one would
+// copy the growing sum each time).
+func sumLins(parts []lin) lin {
+	n := 0
+	for _, p := range parts {
+		n += len(p.terms)
+	}
+	out := lin{terms: make([]term, 0, n)}
+	for _, p := range parts {
+		out.terms = append(out.terms, p.terms...)
+		out.k += p.k
+	}
+	return out.norm()
+}
+
 func (e lin) scale(c int64) lin {
 	out := lin{terms: make([]term, len(e.terms)), k: e.k * c}
 	for i, t := range e.terms {

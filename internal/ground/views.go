@@ -89,13 +89,13 @@ func (g *grounder) constraintAggregate(a *ir.Agg, grp *group) {
 // values over the rows that exist (NULL counts as 0).
 func (g *grounder) soft(v *ir.View) lin {
 	r := g.eval(v.Query, nil)
-	var sum lin
+	parts := make([]lin, 0, len(r.rows))
 	for _, rw := range r.rows {
 		l, null, ok := g.asLin(rw.vals[0])
 		if !ok {
 			continue
 		}
-		sum = sum.add(g.times(and(rw.guard, neg(null)), l), 1)
+		parts = append(parts, g.times(and(rw.guard, neg(null)), l))
 	}
-	return sum
+	return sumLins(parts)
 }
