@@ -298,6 +298,11 @@ func (s *solver) backtrackTo(l int) {
 	}
 	s.clearQueues()
 	s.failed = false
+	if s.hasObj {
+		// The objective bound is not trailed: re-impose it at the level we
+		// return to, since it may have tightened below that level.
+		s.enqueue(s.objProp)
+	}
 }
 
 // apply performs a decision (or its refutation when neg is set).
