@@ -10,6 +10,9 @@ import (
 // rows filtered by a decision becomes a sum of predicates, with no
 // auxiliary variable per row when the values are constants.
 func (g *grounder) aggregate(e *ir.Agg, grp *group) value {
+	if v, ok := g.binAggregate(e, grp); ok {
+		return v
+	}
 	type item struct {
 		v       value
 		present form // member exists and its value is not NULL
@@ -179,4 +182,34 @@ func (g *grounder) minMax(isMin bool, vs []lin, ps []form) value {
 		return intVal(varLin(m), fFalse)
 	}
 	return intVal(varLin(m), neg(or(pres...)))
+}
+
+// binAggregate computes count or sum over a bin group as the bin's load,
+// when every member contributes a constant non-negative size.
+func (g *grounder) binAggregate(e *ir.Agg, grp *group) (value, bool) {
+	b := grp.bin
+	if b == nil || e.Distinct || e.Func != "count" && e.Func != "sum" {
+		return value{}, false
+	}
+	sizes := make([]int64, len(grp.members))
+	for i, m := range grp.members {
+		if e.Arg == nil {
+			sizes[i] = 1
+			continue
+		}
+		v := g.expr(e.Arg, scope{t: m.t})
+		c, isInt := v.c.(int64)
+		if v.k != kConst || !isInt || c < 0 {
+			return value{}, false
+		}
+		sizes[i] = c
+		if e.Func == "count" {
+			sizes[i] = 1
+		}
+	}
+	null := fFalse
+	if e.Func == "sum" {
+		null = neg(g.presence(b))
+	}
+	return intVal(varLin(g.loadFor(b.v, b.items, sizes)), null), true
 }

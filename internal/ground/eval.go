@@ -42,8 +42,17 @@ type group struct {
 	q       *ir.Query
 	key     []value
 	members []member
-	guard   form
+	guard   form // nil for a bin group until asked for (groupGuard)
 	outer   *tuple
+	bin     *binGroup
+}
+
+// groupGuard is the condition under which the group exists.
+func (g *grounder) groupGuard(grp *group) form {
+	if grp.guard == nil {
+		grp.guard = g.presence(grp.bin)
+	}
+	return grp.guard
 }
 
 // scope is where an expression is evaluated: a tuple, or a group.
@@ -100,13 +109,13 @@ func (g *grounder) baseRel(s *ir.Source) *rel {
 func (g *grounder) varValue(x cp.IntVar, t ir.Type) value {
 	null := fFalse
 	if n, ok := g.nullOf[x]; ok {
-		null = fLit{g.eqLit(x, n)}
+		null = g.eq(x, n)
 	}
 	switch t {
 	case ir.String:
 		return value{k: kStr, sv: x, null: null}
 	case ir.Bool:
-		return value{k: kBool, t: fLit{g.eqLit(x, 1)}, f: fLit{g.eqLit(x, 0)}, null: null}
+		return value{k: kBool, t: g.eq(x, 1), f: g.eq(x, 0), null: null}
 	}
 	return value{k: kInt, lin: varLin(x), null: null}
 }
@@ -303,7 +312,7 @@ func (p *lookupPlan) candidates(g *grounder, t *tuple, r *rel) []candidate {
 		if len(rows) == 0 {
 			continue
 		}
-		l := fLit{g.eqLit(x, d)}
+		l := g.eq(x, d)
 		for _, ri := range rows {
 			out = append(out, candidate{row: ri, guard: l})
 		}
@@ -380,7 +389,7 @@ func (g *grounder) project(q *ir.Query, tuples []*tuple, outer *tuple) *rel {
 		}
 	} else {
 		for _, grp := range g.groups(q, tuples, outer) {
-			guard := grp.guard
+			guard := g.groupGuard(grp)
 			for _, h := range q.Having {
 				ht, _ := truth(g.expr(h, scope{grp: grp}))
 				guard = and(guard, ht)
@@ -447,6 +456,7 @@ func (g *grounder) groups(q *ir.Query, tuples []*tuple, outer *tuple) []*group {
 		for _, t := range tuples {
 			grp.members = append(grp.members, member{t: t, guard: t.guard})
 		}
+		grp.bin = binOf(grp.members)
 		return []*group{grp}
 	}
 	byKey := map[string]*group{}
@@ -476,7 +486,7 @@ func (g *grounder) groups(q *ir.Query, tuples []*tuple, outer *tuple) []*group {
 			k, _ := constKey(p.key)
 			grp := byKey[k]
 			if grp == nil {
-				grp = &group{q: q, key: p.key, guard: fFalse, outer: outer}
+				grp = &group{q: q, key: p.key, outer: outer}
 				byKey[k] = grp
 				order = append(order, grp)
 			}
@@ -484,6 +494,9 @@ func (g *grounder) groups(q *ir.Query, tuples []*tuple, outer *tuple) []*group {
 		}
 	}
 	for _, grp := range order {
+		if grp.bin = binOf(grp.members); grp.bin != nil {
+			continue // guard made on demand: "count ≥ 1"
+		}
 		gs := make([]form, len(grp.members))
 		for i, m := range grp.members {
 			gs[i] = m.guard
@@ -512,7 +525,7 @@ func (g *grounder) alternatives(v value) []alternative {
 			if d != 0 {
 				c = g.dict.str[d]
 			}
-			out = append(out, alternative{constVal(c), fLit{g.eqLit(v.sv, d)}})
+			out = append(out, alternative{constVal(c), g.eq(v.sv, d)})
 		}
 		return out
 	case kInt:
@@ -525,7 +538,7 @@ func (g *grounder) alternatives(v value) []alternative {
 				if nullable && d == n {
 					cv = nil
 				}
-				out = append(out, alternative{constVal(cv), fLit{g.eqLit(x, d)}})
+				out = append(out, alternative{constVal(cv), g.eq(x, d)})
 			}
 			return out
 		}

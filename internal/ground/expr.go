@@ -265,7 +265,7 @@ func (g *grounder) stringEq(l, r value) form {
 	}
 	if r.k == kConst {
 		s, _ := r.c.(string)
-		return fLit{g.eqLit(l.sv, g.dict.lookup(s))}
+		return g.eq(l.sv, g.dict.lookup(s))
 	}
 	return linAtom(varLin(l.sv).add(varLin(r.sv), -1), 0, 0)
 }

@@ -2,6 +2,7 @@ package ground
 
 import (
 	"math"
+	"sort"
 
 	"github.com/weavesql/weave/cp"
 )
@@ -35,6 +36,16 @@ type fIn struct {
 	not  bool
 }
 
+// fEq is x = v (x != v when not). It stays symbolic until a literal is
+// needed: a join on a decision column yields one per (row, value), and
+// most are consumed as domain restrictions or bin-packing membership
+// without ever becoming a solver literal.
+type fEq struct {
+	x   cp.IntVar
+	v   int64
+	not bool
+}
+
 type fAnd []form
 type fOr []form
 
@@ -43,6 +54,7 @@ func (fLit) isForm()   {}
 func (fLin) isForm()   {}
 func (fNe) isForm()    {}
 func (fIn) isForm()    {}
+func (fEq) isForm()    {}
 func (fAnd) isForm()   {}
 func (fOr) isForm()    {}
 
@@ -120,6 +132,8 @@ func neg(f form) form {
 		return linAtom(f.e, f.k, f.k)
 	case fIn:
 		return fIn{x: f.x, vals: f.vals, not: !f.not}
+	case fEq:
+		return fEq{x: f.x, v: f.v, not: !f.not}
 	case fAnd:
 		out := make([]form, len(f))
 		for i, g := range f {
@@ -177,7 +191,7 @@ func (g *grounder) litOf(f form) cp.Lit {
 			}
 			switch {
 			case lo == hi:
-				return g.eqLit(x, lo)
+				return g.m.EqLit(x, lo)
 			case lo == math.MinInt64:
 				return m.LeLit(x, hi)
 			case hi == math.MaxInt64:
@@ -190,10 +204,15 @@ func (g *grounder) litOf(f form) cp.Lit {
 		return b
 	case fNe:
 		return g.litOf(linAtom(f.e, f.k, f.k)).Not()
+	case fEq:
+		if f.not {
+			return g.m.EqLit(f.x, f.v).Not()
+		}
+		return g.m.EqLit(f.x, f.v)
 	case fIn:
 		lits := make([]cp.Lit, 0, len(f.vals))
 		for _, v := range f.vals {
-			lits = append(lits, g.eqLit(f.x, v))
+			lits = append(lits, g.m.EqLit(f.x, v))
 		}
 		l := g.litOf(or(litForms(lits)...))
 		if f.not {
@@ -289,15 +308,15 @@ func (g *grounder) post(f form, enf ...cp.Lit) {
 		}
 		g.note(m.AddBoolOr(append(cl, f.l)...))
 	case fLin:
-		if g.inHard && len(enf) == 0 {
-			if r, ok := g.asCapacityRow(f.e, f.lo, f.hi); ok {
-				g.capRows = append(g.capRows, r)
-				return
-			}
-		}
 		g.note(m.AddLinear(f.e.expr(), f.lo, f.hi).OnlyEnforceIf(enf...))
 	case fNe:
 		g.note(m.AddNotEqual(f.e.expr(), f.k).OnlyEnforceIf(enf...))
+	case fEq:
+		if f.not && len(enf) == 0 {
+			g.forbid(f.x, f.v)
+			return
+		}
+		g.post(fLit{g.litOf(f)}, enf...)
 	case fIn:
 		if f.not {
 			g.note(m.AddNonMembership(f.x, f.vals).OnlyEnforceIf(enf...))
@@ -325,9 +344,50 @@ func (g *grounder) postImplied(guard, f form) {
 	if isFalse(guard) || isTrue(f) {
 		return
 	}
+	if e, ok := guard.(fEq); ok && !e.not && isFalse(f) && g.assume == nil {
+		// "x = v implies false": v is not a possible value of x.
+		g.forbid(e.x, e.v)
+		return
+	}
 	enf := g.enforce(guard)
 	if g.assume != nil {
 		enf = append(enf, *g.assume)
 	}
 	g.post(f, enf...)
+}
+
+// forbid removes v from the possible values of x; the removals of a view
+// are posted together when it is done, one non-membership per variable.
+func (g *grounder) forbid(x cp.IntVar, v int64) {
+	if g.forbidden == nil {
+		g.forbidden = map[cp.IntVar][]int64{}
+	}
+	g.forbidden[x] = append(g.forbidden[x], v)
+}
+
+func (g *grounder) flushForbidden() {
+	if len(g.forbidden) == 0 {
+		return
+	}
+	xs := make([]cp.IntVar, 0, len(g.forbidden))
+	for x := range g.forbidden {
+		xs = append(xs, x)
+	}
+	sort.Slice(xs, func(i, j int) bool { return xs[i].Index() < xs[j].Index() })
+	for _, x := range xs {
+		g.note(g.m.AddNonMembership(x, g.forbidden[x]))
+	}
+	g.forbidden = nil
+}
+
+// eq is the form x = v, folded when v is not a possible value or the only one.
+func (g *grounder) eq(x cp.IntVar, v int64) form {
+	d := g.m.VarDomain(x.Index())
+	if !d.Contains(v) {
+		return fFalse
+	}
+	if d.Size() == 1 {
+		return fTrue
+	}
+	return fEq{x: x, v: v}
 }

@@ -25,9 +25,9 @@ type Aggregate struct {
 // Options configure grounding.
 type Options struct {
 	Aggregates map[string]Aggregate
-	// NoBinPacking posts per-node capacity rows as separate linear
-	// constraints instead of gathering them into bin packing (to measure
-	// the encoding).
+	// NoBinPacking defines each bin load (sum over the rows placed on one
+	// node) by its own linear constraint instead of gathering the loads
+	// into bin packing (to measure the encoding).
 	NoBinPacking bool
 	// Explain grounds every hard constraint under an assumption literal
 	// (see Blame), so that an infeasible model yields a core.
@@ -61,14 +61,16 @@ type grounder struct {
 	rels  map[*ir.Query]*rel
 	base  map[string]*rel
 	index map[indexKey]map[any][]int
-	// eqOf maps the variable of each encoding literal [x = v] to x and v.
-	eqOf map[int]eqAtom
-	// capRows buffers the capacity rows of the hard view being grounded.
-	capRows []capacityRow
-	inHard  bool
+	// loads are the bin loads, by items and sizes (see load.go).
+	loads     map[string]*loadSet
+	loadOrder []*loadSet
+	loadVars  map[cp.IntVar]bool
 	// origin maps rows of base relations to the table rows they are.
 	origin     map[*row]RowRef
 	blameByKey map[string]*Blame
+	// forbidden collects the values the view being grounded removes from
+	// decision variables' domains.
+	forbidden map[cp.IntVar][]int64
 	// assume is the assumption literal of the hard row being posted, in
 	// explain mode.
 	assume *cp.Lit
@@ -84,11 +86,12 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		},
 		origin:     map[*row]RowRef{},
 		blameByKey: map[string]*Blame{},
+		loads:      map[string]*loadSet{},
+		loadVars:   map[cp.IntVar]bool{},
 		opts:       opts,
 		rels:       map[*ir.Query]*rel{},
 		base:       map[string]*rel{},
 		index:      map[indexKey]map[any][]int{},
-		eqOf:       map[int]eqAtom{},
 	}
 	g.m = g.Model
 	defer func() {
@@ -109,10 +112,8 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		g.view = v.Name
 		before := g.m.NumConstraints()
 		if v.Kind == ir.Hard {
-			g.inHard = !opts.NoBinPacking && !opts.Explain
 			g.hard(v)
-			g.inHard = false
-			g.flushCapacity()
+			g.flushForbidden()
 		} else {
 			e := g.soft(v)
 			g.Soft[v.Name] = e.expr()
@@ -121,6 +122,7 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		}
 		g.PerView[v.Name] += g.m.NumConstraints() - before
 	}
+	g.flushLoads()
 	if len(g.Order) > 0 {
 		g.m.Maximize(objective.expr())
 	}

@@ -34,7 +34,11 @@ func (g *grounder) hard(v *ir.View) {
 		}
 		if q.Check != nil {
 			ct, _ := truth(g.expr(q.Check, scope{grp: grp}))
-			g.postImplied(grp.guard, ct)
+			if grp.bin != nil {
+				g.postImplied(g.guardForBin(grp.bin, ct))
+			} else {
+				g.postImplied(grp.guard, ct)
+			}
 		}
 		for _, a := range q.Constraints {
 			g.constraintAggregate(a, grp)

@@ -1,0 +1,186 @@
+package ground
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/weavesql/weave/cp"
+)
+
+// Loads. A group whose members each exist exactly when their own decision
+// variable takes one common value — "group by node" over "join node on
+// pod.node = node.name": pod p is in node n's group iff x_p = n — is a bin
+// of a bin-packing problem. An aggregate of constant non-negative sizes
+// over it is the bin's load:
+//
+//	sum(pod.cpu) over node n's group   →   L_n = Σ cpu_p·[x_p = n]
+//
+// Loads over the same items and sizes, for different bins, form one
+// bin-packing constraint (per resource), which the solver propagates as a
+// whole (Shaw 2004) without one literal per (pod, node) pair. The same
+// load is shared by every view that computes it (capacity and load
+// balancing read the same L_n), and presence of the group is "count ≥ 1".
+
+// binGroup is what makes a group a bin: its value and its items, in
+// member order.
+type binGroup struct {
+	v     int64
+	items []cp.IntVar
+	count cp.IntVar // number of members present, made on first use
+	has   bool
+}
+
+// binOf recognises a bin group: every member guard is "x = v" for the
+// same v and distinct variables x.
+func binOf(members []member) *binGroup {
+	if len(members) == 0 {
+		return nil
+	}
+	b := &binGroup{items: make([]cp.IntVar, len(members))}
+	seen := make(map[cp.IntVar]bool, len(members))
+	for i, m := range members {
+		e, ok := m.guard.(fEq)
+		if !ok || e.not || seen[e.x] || i > 0 && e.v != b.v {
+			return nil
+		}
+		seen[e.x] = true
+		b.v = e.v
+		b.items[i] = e.x
+	}
+	return b
+}
+
+// loadSet is the loads over one set of items with one set of sizes, by bin.
+type loadSet struct {
+	items []cp.IntVar
+	sizes []int64
+	bins  map[int64]cp.IntVar
+	order []int64
+}
+
+// loadFor returns the variable L = Σ sizes_i·[items_i = v], shared by
+// every caller asking for the same items, sizes and bin.
+func (g *grounder) loadFor(v int64, items []cp.IntVar, sizes []int64) cp.IntVar {
+	idx := make([]int, len(items))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return items[idx[a]].Index() < items[idx[b]].Index() })
+	var key strings.Builder
+	sorted := make([]cp.IntVar, len(items))
+	sz := make([]int64, len(items))
+	var total int64
+	for k, i := range idx {
+		sorted[k], sz[k] = items[i], sizes[i]
+		total += sizes[i]
+		key.WriteString(strconv.Itoa(items[i].Index()))
+		key.WriteByte(':')
+		key.WriteString(strconv.FormatInt(sizes[i], 10))
+		key.WriteByte(',')
+	}
+	ls := g.loads[key.String()]
+	if ls == nil {
+		ls = &loadSet{items: sorted, sizes: sz, bins: map[int64]cp.IntVar{}}
+		g.loads[key.String()] = ls
+		g.loadOrder = append(g.loadOrder, ls)
+	}
+	if l, ok := ls.bins[v]; ok {
+		return l
+	}
+	l := g.m.NewIntVar(0, total, "")
+	ls.bins[v] = l
+	ls.order = append(ls.order, v)
+	g.loadVars[l] = true
+	return l
+}
+
+// presence is the form "some member of the bin group is present".
+func (g *grounder) presence(b *binGroup) form {
+	if !b.has {
+		ones := make([]int64, len(b.items))
+		for i := range ones {
+			ones[i] = 1
+		}
+		b.count, b.has = g.loadFor(b.v, b.items, ones), true
+	}
+	return fLin{e: varLin(b.count), lo: 1, hi: maxInt}
+}
+
+// flushLoads posts the loads: one bin-packing constraint per set of items
+// and sizes with two bins or more, a linear definition otherwise.
+func (g *grounder) flushLoads() {
+	g.view = ""
+	for _, ls := range g.loadOrder {
+		if len(ls.order) >= 2 && !g.opts.NoBinPacking {
+			loads := make([]cp.IntVar, len(ls.order))
+			for j, v := range ls.order {
+				loads[j] = ls.bins[v]
+			}
+			g.m.AddBinPacking(ls.items, ls.sizes, ls.order, loads).WithName("load")
+			continue
+		}
+		for _, v := range ls.order {
+			var e cp.LinearExpr
+			for i, x := range ls.items {
+				e.AddLit(g.m.EqLit(x, v), ls.sizes[i])
+			}
+			e.AddTerm(ls.bins[v], -1)
+			g.m.AddEquality(e, 0).WithName("load")
+		}
+	}
+}
+
+// loadAggregate computes count/sum over a bin group as a load, when every
+// member contributes a constant non-negative size.
+func (g *grounder) loadAggregate(b *binGroup, sizes []int64) value {
+	return intVal(varLin(g.loadFor(b.v, b.items, sizes)), fFalse)
+}
+
+// guardForBin simplifies "present → f" for a bin group: the conjunct of f
+// that is presence itself is dropped (the group exists), and when the rest
+// holds with every load at zero (no member present), f is required
+// unconditionally — a capacity "L_n ≤ cap_n" becomes a bound on L_n.
+func (g *grounder) guardForBin(b *binGroup, f form) (guard, rest form) {
+	var keep []form
+	conj := []form{f}
+	if a, ok := f.(fAnd); ok {
+		conj = a
+	}
+	for _, c := range conj {
+		if l, ok := c.(fLin); ok && b.has && l.lo == 1 && l.hi == maxInt {
+			if x, k, off, ok := l.e.single(); ok && k == 1 && off == 0 && x == b.count {
+				continue
+			}
+		}
+		keep = append(keep, c)
+	}
+	rest = and(keep...)
+	if holdsAtZero(rest, g.loadVars) {
+		return fTrue, rest
+	}
+	return g.presence(b), rest
+}
+
+// holdsAtZero reports whether f is true when every load variable is 0.
+func holdsAtZero(f form, loads map[cp.IntVar]bool) bool {
+	switch f := f.(type) {
+	case fConst:
+		return bool(f)
+	case fLin:
+		for _, t := range f.e.terms {
+			if !loads[t.v] {
+				return false
+			}
+		}
+		return f.e.k >= f.lo && f.e.k <= f.hi
+	case fAnd:
+		for _, h := range f {
+			if !holdsAtZero(h, loads) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
