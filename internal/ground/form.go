@@ -80,6 +80,7 @@ func and(fs ...form) form {
 			out = append(out, f)
 		}
 	}
+	out = fAnd(dedupe(out))
 	switch len(out) {
 	case 0:
 		return fTrue
@@ -87,6 +88,53 @@ func and(fs ...form) form {
 		return out[0]
 	}
 	return out
+}
+
+// dedupe drops repeated atoms from a short list ("present and present"
+// arises from a guard and a not-null test on the same group).
+func dedupe(fs []form) []form {
+	if len(fs) < 2 || len(fs) > 8 {
+		return fs
+	}
+	out := fs[:0:0]
+	for _, f := range fs {
+		dup := false
+		for _, h := range out {
+			if sameAtom(f, h) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// sameAtom reports whether two forms are the same atom (cheap, partial:
+// composite forms are never the same).
+func sameAtom(a, b form) bool {
+	switch a := a.(type) {
+	case fLit:
+		b, ok := b.(fLit)
+		return ok && a == b
+	case fEq:
+		b, ok := b.(fEq)
+		return ok && a == b
+	case fLin:
+		b, ok := b.(fLin)
+		if !ok || a.lo != b.lo || a.hi != b.hi || a.e.k != b.e.k || len(a.e.terms) != len(b.e.terms) {
+			return false
+		}
+		for i := range a.e.terms {
+			if a.e.terms[i] != b.e.terms[i] {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func or(fs ...form) form {
@@ -103,6 +151,7 @@ func or(fs ...form) form {
 			out = append(out, f)
 		}
 	}
+	out = fOr(dedupe(out))
 	switch len(out) {
 	case 0:
 		return fFalse
