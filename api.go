@@ -143,6 +143,14 @@ type Stats struct {
 	ByKind      map[string]int `json:"constraints_by_kind"`
 	// PerView counts the constraints each view contributed.
 	PerView map[string]int `json:"constraints_by_view"`
+	// Views details what each hard and soft view contributed ("load"
+	// holds the bin-packing constraints shared by several views).
+	Views map[string]ViewStats `json:"views"`
+	// PresolvedVariables and PresolvedConstraints count what remains
+	// after the solver's presolve; PresolvedByKind by kind.
+	PresolvedVariables   int            `json:"presolved_variables"`
+	PresolvedConstraints int            `json:"presolved_constraints"`
+	PresolvedByKind      map[string]int `json:"presolved_constraints_by_kind"`
 	// Rows counts the rows read per relation.
 	Rows    map[string]int `json:"rows_read"`
 	Fetch   time.Duration  `json:"fetch_ns"`
@@ -154,4 +162,11 @@ type Stats struct {
 	// Branches and Conflicts come from the solver.
 	Branches  int64 `json:"branches"`
 	Conflicts int64 `json:"conflicts"`
+}
+
+// ViewStats is what one view added to the grounded model.
+type ViewStats struct {
+	Variables   int            `json:"variables"`
+	Constraints int            `json:"constraints"`
+	ByKind      map[string]int `json:"constraints_by_kind"`
 }

@@ -49,6 +49,10 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 	}
 	st.Ground = time.Since(t0)
 	st.PerView = gr.PerView
+	st.Views = map[string]ViewStats{}
+	for name, v := range gr.Views {
+		st.Views[name] = ViewStats{Variables: v.Variables, Constraints: v.Constraints, ByKind: v.ByKind}
+	}
 
 	t0 = time.Now()
 	params := cp.Params{TimeLimit: opts.Timeout, Seed: opts.Seed, Workers: opts.Workers}
@@ -68,6 +72,9 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 	st.Variables = resp.Stats.Variables
 	st.Constraints = resp.Stats.Constraints
 	st.ByKind = resp.Stats.ConstraintsByKind
+	st.PresolvedVariables = resp.Stats.PresolvedVariables
+	st.PresolvedConstraints = resp.Stats.PresolvedConstraints
+	st.PresolvedByKind = resp.Stats.PresolvedByKind
 	st.Branches = resp.Stats.Branches
 	st.Conflicts = resp.Stats.Conflicts
 	if err != nil {

@@ -43,6 +43,9 @@ type Grounded struct {
 	Order []string // soft view names in schema order
 	// PerView counts the constraints each view added.
 	PerView map[string]int
+	// Views describes what each hard or soft view added to the model
+	// (bin loads shared by several views are counted under "load").
+	Views map[string]*ViewStats
 	snap    *Snapshot
 	prog    *ir.Program
 	vars    map[*ir.Table][][]cp.IntVar // [row][column] (zero IntVar for input columns)
@@ -80,7 +83,7 @@ type grounder struct {
 func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err error) {
 	g := &grounder{
 		Grounded: &Grounded{
-			Model: cp.NewModel(), Soft: map[string]cp.LinearExpr{}, PerView: map[string]int{},
+			Model: cp.NewModel(), Soft: map[string]cp.LinearExpr{}, PerView: map[string]int{}, Views: map[string]*ViewStats{},
 			snap: snap, prog: p, vars: map[*ir.Table][][]cp.IntVar{}, dict: newDictionary(), nullOf: map[cp.IntVar]int64{},
 			blameByLit: map[int]*Blame{},
 		},
@@ -110,7 +113,7 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 			continue
 		}
 		g.view = v.Name
-		before := g.m.NumConstraints()
+		vars0, cons0 := g.m.NumVars(), g.m.NumConstraints()
 		if v.Kind == ir.Hard {
 			g.hard(v)
 			g.flushForbidden()
@@ -120,9 +123,13 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 			g.Order = append(g.Order, v.Name)
 			objective = objective.add(e, 1)
 		}
-		g.PerView[v.Name] += g.m.NumConstraints() - before
+		g.count(v.Name, vars0, cons0)
 	}
+	vars0, cons0 := g.m.NumVars(), g.m.NumConstraints()
 	g.flushLoads()
+	if g.m.NumConstraints() > cons0 {
+		g.count("load", vars0, cons0)
+	}
 	if len(g.Order) > 0 {
 		g.m.Maximize(objective.expr())
 	}
@@ -130,6 +137,29 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		return nil, err
 	}
 	return g.Grounded, nil
+}
+
+// ViewStats is what one view contributed to the model.
+type ViewStats struct {
+	Variables   int
+	Constraints int
+	ByKind      map[string]int
+}
+
+// count records the variables and constraints added since the marks.
+func (g *grounder) count(name string, vars0, cons0 int) {
+	vs := g.Views[name]
+	if vs == nil {
+		vs = &ViewStats{ByKind: map[string]int{}}
+		g.Views[name] = vs
+	}
+	vs.Variables += g.m.NumVars() - vars0
+	for i := cons0; i < g.m.NumConstraints(); i++ {
+		k, _ := g.m.ConstraintKindAt(i)
+		vs.ByKind[string(k)]++
+		vs.Constraints++
+	}
+	g.PerView[name] = vs.Constraints
 }
 
 // groundError carries an error out of deep recursion.
