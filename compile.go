@@ -196,6 +196,9 @@ func (m *Model) VariableColumns() []string {
 	return out
 }
 
+// Rewrites lists the rewrite passes that changed the program, in order.
+func (m *Model) Rewrites() []string { return append([]string(nil), m.rewrites...) }
+
 // IR returns the compiled program in comprehension form, for debugging and
 // golden tests.
 func (m *Model) IR() string { return m.prog.String() }

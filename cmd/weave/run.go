@@ -23,11 +23,15 @@ const (
 const usage = `Usage:
   weave solve --schema POLICY.sql (--data STATE.sql | --db DSN) [flags]
   weave check --schema POLICY.sql [--format text|json]
+  weave explain --schema POLICY.sql (--data STATE.sql | --db DSN) [--format text|json]
   weave help
 
 Commands:
   solve   compile the policy, load the cluster state and solve it
   check   compile the policy and list each view's role and the decision columns
+  explain ground and solve once; print what each view became in the model
+          (pushed down, or variables and constraints by kind), before and
+          after presolve
   help    print this help
 
 Solve flags:
@@ -42,6 +46,8 @@ Solve flags:
   --seed N          random seed; the same seed and data give the same solution
   --format F        text (default) or json
   --verify          re-check the solution inside the database
+  --backend B       native (default: package cp) or minizinc (MiniZinc with
+                    Gecode, the paper's pipeline; needs the minizinc command)
 
 Exit status:
   0  a solution was found (OPTIMAL or FEASIBLE), or check found no error
@@ -67,6 +73,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runSolve(ctx, args[1:], stdin, stdout, stderr)
 	case "check":
 		return runCheck(args[1:], stdout, stderr)
+	case "explain":
+		return runExplain(ctx, args[1:], stdin, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "weave: unknown command %q\n\n%s", args[0], usage)
 	return exitError

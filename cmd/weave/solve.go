@@ -25,6 +25,7 @@ type solveConfig struct {
 	seed              int64
 	format            string
 	verify            bool
+	backend           string
 }
 
 func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -37,6 +38,7 @@ func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs.Int64Var(&cfg.seed, "seed", 0, "random seed")
 	fs.StringVar(&cfg.format, "format", "text", "output format: text or json")
 	fs.BoolVar(&cfg.verify, "verify", false, "re-check the solution inside the database")
+	fs.StringVar(&cfg.backend, "backend", "native", "solver: native (package cp) or minizinc (MiniZinc with Gecode)")
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
@@ -60,7 +62,12 @@ func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		reportError(stderr, cfg.schema, err)
 		return exitError
 	}
-	res, err := model.Solve(ctx, weave.SolveOptions{Timeout: cfg.timeout, Seed: cfg.seed, Verify: cfg.verify})
+	opts := weave.SolveOptions{Timeout: cfg.timeout, Seed: cfg.seed, Verify: cfg.verify}
+	if opts.Backend, err = backendFor(cfg.backend); err != nil {
+		reportError(stderr, cfg.schema, err)
+		return exitError
+	}
+	res, err := model.Solve(ctx, opts)
 	if err != nil {
 		reportError(stderr, cfg.schema, err)
 		return exitError
