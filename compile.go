@@ -22,6 +22,7 @@ type Model struct {
 	prog   *ir.Program
 	ast    *sqlfront.Schema
 	aggs   map[string]Aggregate
+	enc    Encoding
 	// rewrites lists the passes that changed the program.
 	rewrites []string
 	db       *sql.DB
@@ -34,6 +35,36 @@ type CompileOption func(*compileConfig)
 type compileConfig struct {
 	aggs     map[string]Aggregate
 	disabled map[string]bool
+	enc      Encoding
+}
+
+// Encoding chooses how SQL is grounded into the model. The zero value is
+// Weave's encoding; each field switches one optimisation off, so that what
+// it buys can be measured (the paper's encoding tables, §4).
+type Encoding struct {
+	// NaiveSums grounds a sum over rows that exist under a decision with
+	// one auxiliary variable per row (the paper's "sum with filter")
+	// instead of a sum of predicates.
+	NaiveSums bool
+	// NoLoads grounds per-node sums with one literal per (row, node)
+	// instead of one shared load variable per node.
+	NoLoads bool
+	// NoBinPacking keeps per-node loads as separate linear sums instead of
+	// one bin-packing constraint per resource.
+	NoBinPacking bool
+	// Pairwise keeps pairwise inequalities (no pairwise_to_all_different
+	// rewrite) and posts all_different as pairwise inequalities.
+	Pairwise bool
+}
+
+// WithEncoding selects an encoding (see Encoding).
+func WithEncoding(e Encoding) CompileOption {
+	return func(c *compileConfig) {
+		c.enc = e
+		if e.Pairwise {
+			c.disabled["pairwise_to_all_different"] = true
+		}
+	}
 }
 
 // WithoutRewrite disables optional IR rewrite passes by name (see
@@ -126,7 +157,7 @@ func Compile(schema string, opts ...CompileOption) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCompile, err)
 	}
-	return &Model{schema: schema, prog: prog, ast: ast, aggs: cfg.aggs, rewrites: fired}, nil
+	return &Model{schema: schema, prog: prog, ast: ast, aggs: cfg.aggs, rewrites: fired, enc: cfg.enc}, nil
 }
 
 func isReservedFunc(name string) bool {

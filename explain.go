@@ -81,7 +81,7 @@ func formatRow(r Row) string {
 // then a deletion check of each member) within the budget.
 func (m *Model) explain(ctx context.Context, snap *ground.Snapshot, budget time.Duration) (*Explanation, error) {
 	deadline := time.Now().Add(budget)
-	gr, err := ground.Ground(m.prog, snap, ground.Options{Aggregates: m.groundAggregates(), Explain: true})
+	gr, err := ground.Ground(m.prog, snap, m.groundOptions(ground.Options{Explain: true}))
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 	}
 
 	t0 = time.Now()
-	gr, err := ground.Ground(m.prog, snap, ground.Options{Aggregates: m.groundAggregates()})
+	gr, err := ground.Ground(m.prog, snap, m.groundOptions(ground.Options{}))
 	if err != nil {
 		if errors.Is(err, ground.ErrData) {
 			return nil, fmt.Errorf("%w: %v", ErrData, strings.TrimPrefix(err.Error(), ground.ErrData.Error()+": "))
@@ -140,6 +140,17 @@ func (m *Model) fetch(ctx context.Context) (*ground.Snapshot, error) {
 		return nil, fmt.Errorf("weave: %w", err)
 	}
 	return snap, tx.Commit()
+}
+
+// groundOptions completes grounding options with the model's aggregates
+// and encoding.
+func (m *Model) groundOptions(o ground.Options) ground.Options {
+	o.Aggregates = m.groundAggregates()
+	o.NaiveSums = m.enc.NaiveSums
+	o.NoLoads = m.enc.NoLoads
+	o.NoBinPacking = m.enc.NoBinPacking
+	o.PairwiseAllDifferent = m.enc.Pairwise
+	return o
 }
 
 func (m *Model) groundAggregates() map[string]ground.Aggregate {

@@ -37,7 +37,7 @@ func (g *grounder) aggregate(e *ir.Agg, grp *group) value {
 		}
 		parts := make([]lin, 0, len(items))
 		for _, it := range items {
-			parts = append(parts, g.indicator(it.present))
+			parts = append(parts, g.times(it.present, constLin(1)))
 		}
 		return intVal(sumLins(parts), fFalse)
 	case "sum":
@@ -111,8 +111,17 @@ func (g *grounder) times(c form, e lin) lin {
 	if isFalse(c) {
 		return lin{}
 	}
-	if e.isConst() {
+	if e.isConst() && !g.opts.NaiveSums {
 		return g.indicator(c).scale(e.k)
+	}
+	if e.isConst() {
+		// The naive form: an auxiliary z = (c ? k : 0) per row.
+		lo, hi := min(e.k, 0), max(e.k, 0)
+		z := g.m.NewIntVar(lo, hi, "")
+		l := g.litOf(c)
+		g.note(g.m.AddEquality(varLin(z).add(e, -1).expr(), 0).OnlyEnforceIf(l))
+		g.note(g.m.AddEquality(varLin(z).expr(), 0).OnlyEnforceIf(l.Not()))
+		return varLin(z)
 	}
 	return g.ite(c, e, lin{})
 }
@@ -188,7 +197,7 @@ func (g *grounder) minMax(isMin bool, vs []lin, ps []form) value {
 // when every member contributes a constant non-negative size.
 func (g *grounder) binAggregate(e *ir.Agg, grp *group) (value, bool) {
 	b := grp.bin
-	if b == nil || e.Distinct || e.Func != "count" && e.Func != "sum" {
+	if b == nil || g.opts.NoLoads || e.Distinct || e.Func != "count" && e.Func != "sum" {
 		return value{}, false
 	}
 	sizes := make([]int64, len(grp.members))

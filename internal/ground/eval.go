@@ -456,7 +456,7 @@ func (g *grounder) groups(q *ir.Query, tuples []*tuple, outer *tuple) []*group {
 		for _, t := range tuples {
 			grp.members = append(grp.members, member{t: t, guard: t.guard})
 		}
-		grp.bin = binOf(grp.members)
+		grp.bin = g.binOf(grp.members)
 		return []*group{grp}
 	}
 	byKey := map[string]*group{}
@@ -494,7 +494,7 @@ func (g *grounder) groups(q *ir.Query, tuples []*tuple, outer *tuple) []*group {
 		}
 	}
 	for _, grp := range order {
-		if grp.bin = binOf(grp.members); grp.bin != nil {
+		if grp.bin = g.binOf(grp.members); grp.bin != nil {
 			continue // guard made on demand: "count ≥ 1"
 		}
 		gs := make([]form, len(grp.members))

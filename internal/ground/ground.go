@@ -29,6 +29,16 @@ type Options struct {
 	// node) by its own linear constraint instead of gathering the loads
 	// into bin packing (to measure the encoding).
 	NoBinPacking bool
+	// NoLoads grounds count/sum over a bin group as a sum over one
+	// literal per (row, bin) instead of a shared load variable.
+	NoLoads bool
+	// NaiveSums grounds a sum over rows that exist under a condition with
+	// one auxiliary variable per row (value if present, else 0) — the
+	// "sum with filter" form of the paper — instead of a sum of
+	// predicates (value × [condition]).
+	NaiveSums bool
+	// PairwiseAllDifferent posts all_different as pairwise inequalities.
+	PairwiseAllDifferent bool
 	// Explain grounds every hard constraint under an assumption literal
 	// (see Blame), so that an infeasible model yields a core.
 	Explain bool

@@ -33,8 +33,8 @@ type binGroup struct {
 
 // binOf recognises a bin group: every member guard is "x = v" for the
 // same v and distinct variables x.
-func binOf(members []member) *binGroup {
-	if len(members) == 0 {
+func (g *grounder) binOf(members []member) *binGroup {
+	if len(members) == 0 || g.opts.NoLoads {
 		return nil
 	}
 	b := &binGroup{items: make([]cp.IntVar, len(members))}

@@ -84,6 +84,16 @@ func (g *grounder) constraintAggregate(a *ir.Agg, grp *group) {
 		}
 		present = append(present, g.litOf(p))
 	}
+	if g.opts.PairwiseAllDifferent && a.Func == "all_different" {
+		for i := range vals {
+			for j := i + 1; j < len(vals); j++ {
+				var d cp.LinearExpr
+				d.AddExpr(vals[i], 1).AddExpr(vals[j], -1)
+				g.note(g.m.AddNotEqual(d, 0).OnlyEnforceIf(present[i], present[j]))
+			}
+		}
+		return
+	}
 	for _, c := range agg.Post(g.m, vals, present) {
 		g.note(c)
 	}
