@@ -55,12 +55,12 @@ type Grounded struct {
 	PerView map[string]int
 	// Views describes what each hard or soft view added to the model
 	// (bin loads shared by several views are counted under "load").
-	Views map[string]*ViewStats
-	snap    *Snapshot
-	prog    *ir.Program
-	vars    map[*ir.Table][][]cp.IntVar // [row][column] (zero IntVar for input columns)
-	dict    *dictionary
-	nullOf  map[cp.IntVar]int64 // NULL sentinel of nullable decision variables
+	Views  map[string]*ViewStats
+	snap   *Snapshot
+	prog   *ir.Program
+	vars   map[*ir.Table][][]cp.IntVar // [row][column] (zero IntVar for input columns)
+	dict   *dictionary
+	nullOf map[cp.IntVar]int64 // NULL sentinel of nullable decision variables
 	// Explain mode: what each assumption literal stands for.
 	blames     []*Blame
 	blameByLit map[int]*Blame
