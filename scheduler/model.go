@@ -1,0 +1,5 @@
+package scheduler
+
+import "github.com/weavesql/weave"
+
+func compileOptions() []weave.CompileOption { return nil }

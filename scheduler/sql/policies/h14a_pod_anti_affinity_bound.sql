@@ -1,0 +1,9 @@
+-- H14 (InterPodAffinity, required anti-affinity against bound pods): a pod
+-- avoids the topology domains (hostname, zone, any node label) holding a
+-- bound pod its anti-affinity term selects (term_domain_match, schema.sql).
+-- @hard_constraint
+create view h14a_pod_anti_affinity_bound as
+select * from pending_pod
+where not exists (select 1 from term_domain_match m
+                  where m.pod_name = pending_pod.pod_name and m.anti = true
+                    and m.node_name = pending_pod.node_name);

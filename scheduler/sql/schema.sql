@@ -1,0 +1,290 @@
+-- The cluster state of the Kubernetes scheduler (paper §3: nodes, pods,
+-- labels, taints, affinity terms, volumes and images), shared by the
+-- placement and the preemption model. Resources are integers: CPU in
+-- millicores, memory and storage in MiB.
+
+create table node (
+  name varchar(253) not null primary key,
+  zone varchar(100) not null,              -- topology.kubernetes.io/zone ('' if none)
+  cpu_allocatable integer not null,
+  memory_allocatable integer not null,
+  storage_allocatable integer not null,
+  pods_allocatable integer not null,
+  unschedulable boolean not null,
+  ready boolean not null,
+  network_unavailable boolean not null,
+  memory_pressure boolean not null,
+  disk_pressure boolean not null,
+  pid_pressure boolean not null
+);
+
+-- Every label of a node; kubernetes.io/hostname is always present, so a
+-- topology key names a label and a topology domain is one of its values.
+create table node_label (
+  node_name varchar(253) not null,
+  label_key varchar(253) not null,
+  label_value varchar(253) not null,
+  primary key (node_name, label_key)
+);
+create index node_label_kv on node_label (label_key, label_value);
+
+create table node_taint (
+  node_name varchar(253) not null,
+  taint_key varchar(253) not null,
+  taint_value varchar(253) not null,
+  effect varchar(20) not null              -- NoSchedule, PreferNoSchedule, NoExecute
+);
+create index node_taint_node on node_taint (node_name);
+
+create table node_image (
+  node_name varchar(253) not null,
+  image_name varchar(253) not null,
+  size_mb integer not null
+);
+create index node_image_name on node_image (image_name);
+
+-- Every pod the scheduler knows: pending (node_name null) and bound.
+create table pod (
+  name varchar(253) not null primary key,  -- namespace/name
+  namespace varchar(253) not null,
+  scheduler_name varchar(253) not null,
+  phase varchar(20) not null,              -- Pending, Running, Succeeded, Failed
+  node_name varchar(253),                  -- the node it is bound to
+  requested_node varchar(253),             -- spec.nodeName
+  cpu_request integer not null,
+  memory_request integer not null,
+  storage_request integer not null,
+  cpu_limit integer not null,
+  memory_limit integer not null,
+  priority integer not null,
+  group_name varchar(253) not null,        -- owning controller (replica group)
+  service_name varchar(253),               -- service whose pods share a zone
+  max_per_node integer,                    -- new policy: at most N of the group per node
+  creation integer not null                -- arrival order
+);
+create index pod_node on pod (node_name);
+create index pod_group on pod (group_name);
+
+create table pod_label (
+  pod_name varchar(253) not null,
+  label_key varchar(253) not null,
+  label_value varchar(253) not null,
+  primary key (pod_name, label_key)
+);
+create index pod_label_kv on pod_label (label_key, label_value);
+
+-- spec.nodeSelector: every pair must be a label of the node.
+create table pod_node_selector (
+  pod_name varchar(253) not null,
+  label_key varchar(253) not null,
+  label_value varchar(253) not null
+);
+
+-- Node affinity requirements: a required term matches when all its rows
+-- hold (In and NotIn list one row per value); the pod needs one matching
+-- term. Preferred terms (required = false) add their weight when matched.
+create table pod_node_affinity (
+  pod_name varchar(253) not null,
+  required boolean not null,
+  term integer not null,
+  weight integer not null,
+  label_key varchar(253) not null,
+  operator varchar(20) not null,           -- In, NotIn, Exists, DoesNotExist
+  label_value varchar(253) not null
+);
+create index pod_node_affinity_pod on pod_node_affinity (pod_name);
+
+create table pod_toleration (
+  pod_name varchar(253) not null,
+  toleration_key varchar(253) not null,    -- '' with Exists tolerates everything
+  operator varchar(20) not null,           -- Equal, Exists
+  toleration_value varchar(253) not null,
+  effect varchar(20) not null              -- '' matches every effect
+);
+create index pod_toleration_pod on pod_toleration (pod_name);
+
+-- Inter-pod (anti-)affinity terms: the pods carrying label key=value (in
+-- the pod's namespace) within the topology domain of topology_key.
+create table pod_affinity_term (
+  pod_name varchar(253) not null,
+  anti boolean not null,
+  required boolean not null,
+  weight integer not null,
+  label_key varchar(253) not null,
+  label_value varchar(253) not null,
+  topology_key varchar(253) not null
+);
+create index pod_affinity_term_pod on pod_affinity_term (pod_name);
+create index pod_affinity_term_kv on pod_affinity_term (label_key, label_value);
+
+-- spec.topologySpreadConstraints over the pods of the same group.
+create table pod_spread_constraint (
+  pod_name varchar(253) not null,
+  topology_key varchar(253) not null,
+  max_skew integer not null,
+  hard boolean not null                    -- DoNotSchedule (true), ScheduleAnyway
+);
+
+create table pod_host_port (
+  pod_name varchar(253) not null,
+  protocol varchar(10) not null,
+  port integer not null
+);
+create index pod_host_port_pod on pod_host_port (pod_name);
+
+create table volume (
+  name varchar(253) not null primary key,
+  zone varchar(100) not null               -- '' when not zonal
+);
+
+create table pod_volume (
+  pod_name varchar(253) not null,
+  volume_name varchar(253) not null
+);
+
+create table pod_image (
+  pod_name varchar(253) not null,
+  image_name varchar(253) not null
+);
+
+-- The names of the pods a model decides (the rows of pending_pod). Views
+-- that must run in the database read this table: a view reading
+-- pending_pod, even only its input columns, is compiled into the model.
+create table batch_pod (
+  pod_name varchar(253) not null primary key,
+  bound_node varchar(253)                  -- preemption: the node it may keep
+);
+
+-- The pods a model decides. The placement model loads the pending pods of
+-- one batch; the preemption model adds the lower-priority bound pods it may
+-- evict (bound_node set: they keep it or get none). Copied from pod.
+-- @variable_columns (node_name nullable)
+create table pending_pod (
+  pod_name varchar(253) not null primary key,
+  namespace varchar(253) not null,
+  node_name varchar(253) references node(name),
+  bound_node varchar(253),
+  requested_node varchar(253),
+  cpu_request integer not null,
+  memory_request integer not null,
+  storage_request integer not null,
+  cpu_limit integer not null,
+  memory_limit integer not null,
+  priority integer not null,
+  group_name varchar(253) not null,
+  service_name varchar(253),
+  max_per_node integer,
+  place_weight integer not null            -- reward for placing it (priority-ranked)
+);
+
+-- Pods holding resources on a node that the model does not decide.
+create view bound_pod as
+select pod.name, pod.namespace, pod.node_name, pod.group_name, pod.service_name,
+       pod.cpu_request, pod.memory_request, pod.storage_request, pod.cpu_limit, pod.memory_limit
+from pod
+where pod.node_name is not null and (pod.phase = 'Pending' or pod.phase = 'Running')
+  and pod.name not in (select batch_pod.pod_name from batch_pod);
+
+-- What is left of each node after the bound pods: per-node aggregates,
+-- computed by the database, are all the placement model reads of them.
+create view node_free as
+select node.name as node_name,
+  node.cpu_allocatable - coalesce((select sum(b.cpu_request) from bound_pod b where b.node_name = node.name), 0) as cpu_free,
+  node.memory_allocatable - coalesce((select sum(b.memory_request) from bound_pod b where b.node_name = node.name), 0) as memory_free,
+  node.storage_allocatable - coalesce((select sum(b.storage_request) from bound_pod b where b.node_name = node.name), 0) as storage_free,
+  node.pods_allocatable - (select count(*) from bound_pod b where b.node_name = node.name) as pods_free,
+  node.cpu_allocatable - coalesce((select sum(b.cpu_limit) from bound_pod b where b.node_name = node.name), 0) as cpu_limit_free,
+  node.memory_allocatable - coalesce((select sum(b.memory_limit) from bound_pod b where b.node_name = node.name), 0) as memory_limit_free
+from node;
+
+-- The labels of the pods a model decides.
+create view batch_pod_label as
+select pod_label.pod_name, pod_label.label_key, pod_label.label_value
+from pod_label join batch_pod on batch_pod.pod_name = pod_label.pod_name;
+
+-- (pod, term, node) for the required node-affinity terms of the pods a
+-- model decides that fail on the node (some requirement is not met).
+create view node_affinity_unmet as
+select distinct r.pod_name, r.term, node.name as node_name
+from batch_pod, pod_node_affinity r, node
+where r.pod_name = batch_pod.pod_name and r.required = true
+  and coalesce(batch_pod.bound_node, '') <> node.name
+  and case r.operator
+    when 'Exists' then not exists (select 1 from node_label l where l.node_name = node.name and l.label_key = r.label_key)
+    when 'DoesNotExist' then exists (select 1 from node_label l where l.node_name = node.name and l.label_key = r.label_key)
+    when 'NotIn' then exists (select 1 from node_label l where l.node_name = node.name
+                              and l.label_key = r.label_key and l.label_value = r.label_value)
+    else not exists (select 1 from node_label l join pod_node_affinity v on v.label_value = l.label_value
+                     where l.node_name = node.name and l.label_key = r.label_key and v.pod_name = r.pod_name
+                       and v.required = true and v.term = r.term and v.label_key = r.label_key and v.operator = 'In')
+  end;
+
+-- The host ports of the pods a model decides.
+create view batch_host_port as
+select hp.pod_name, hp.protocol, hp.port
+from pod_host_port hp join batch_pod on batch_pod.pod_name = hp.pod_name;
+
+-- Required inter-pod (anti-)affinity terms of the pods a model decides,
+-- with their namespace.
+create view batch_affinity_term as
+select t.pod_name, p.namespace, t.anti, t.label_key, t.label_value, t.topology_key
+from pod_affinity_term t
+join batch_pod on batch_pod.pod_name = t.pod_name
+join pod p on p.name = t.pod_name
+where t.required = true;
+
+-- (term of a batch pod, node) when the node's topology domain holds a
+-- bound pod of the namespace that the term selects.
+create view term_domain_match as
+select distinct t.pod_name, t.anti, t.label_key, t.label_value, t.topology_key, dn.node_name
+from batch_affinity_term t
+join pod_label l on l.label_key = t.label_key and l.label_value = t.label_value
+join bound_pod q on q.name = l.pod_name and q.namespace = t.namespace
+join node_label dq on dq.node_name = q.node_name and dq.label_key = t.topology_key
+join node_label dn on dn.label_key = dq.label_key and dn.label_value = dq.label_value;
+
+-- Topology domains for the hard spreading constraints of the pods a model
+-- decides: (group, topology key, domain) over the domains of ready,
+-- schedulable nodes, with the group's bound pods there, its size and the
+-- number of domains.
+create view spread_domain as
+select p.group_name, c.topology_key, d.label_value as domain, min(c.max_skew) as max_skew,
+  (select count(*) from bound_pod b join node_label bl on bl.node_name = b.node_name
+   where b.group_name = p.group_name and bl.label_key = c.topology_key and bl.label_value = d.label_value) as bound,
+  (select count(*) from pod g where g.group_name = p.group_name and (g.phase = 'Pending' or g.phase = 'Running')) as group_size,
+  (select count(distinct dl.label_value) from node_label dl join node dn on dn.name = dl.node_name
+   where dl.label_key = c.topology_key and dn.ready = true and dn.unschedulable = false) as domains
+from batch_pod
+join pod p on p.name = batch_pod.pod_name
+join pod_spread_constraint c on c.pod_name = p.name
+join node_label d on d.label_key = c.topology_key
+join node n on n.name = d.node_name
+where c.hard = true and n.ready = true and n.unschedulable = false
+group by p.group_name, c.topology_key, d.label_value;
+
+-- Pods of each spread group per domain once the decided pods are placed.
+create view spread_count as
+select s.group_name, s.topology_key, s.domain, s.max_skew, s.group_size, s.domains,
+  s.bound + (select count(*) from pending_pod q join node_label l
+             on l.label_value = s.domain and l.label_key = s.topology_key and l.node_name = q.node_name
+             where q.group_name = s.group_name) as pods
+from spread_domain s;
+
+-- Bound pods of the groups of the pods a model decides, per node.
+create view group_node_load as
+select b.group_name, b.node_name, count(*) as pods
+from bound_pod b
+where b.group_name in (select p.group_name from pod p join batch_pod on batch_pod.pod_name = p.name)
+group by b.group_name, b.node_name;
+
+-- Per node, the load of the pods a model places there (null: none).
+create view node_load as
+select node_free.node_name,
+  node_free.cpu_free - sum(pending_pod.cpu_request) as cpu_spare,
+  node_free.memory_free - sum(pending_pod.memory_request) as memory_spare,
+  node_free.pods_free - count(*) as pods_spare,
+  node_free.cpu_limit_free - sum(pending_pod.cpu_limit) as cpu_limit_spare,
+  node_free.memory_limit_free - sum(pending_pod.memory_limit) as memory_limit_spare
+from node_free join pending_pod on pending_pod.node_name = node_free.node_name
+group by node_free.node_name, node_free.cpu_free, node_free.memory_free, node_free.pods_free,
+         node_free.cpu_limit_free, node_free.memory_limit_free;
