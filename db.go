@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"hash/crc32"
 	"strings"
 
 	"github.com/weavesql/weave/internal/ground"
@@ -66,6 +67,11 @@ func (m *Model) lookupIndexes() []string {
 			return // already indexed
 		}
 		name := "weave_ix_" + t.Name + "_" + t.Columns[col].Name
+		if len(name) > 63 {
+			// PostgreSQL truncates names to 63 bytes: two long names
+			// would collide, and "if not exists" would hide it.
+			name = fmt.Sprintf("%s_%08x", name[:54], crc32.ChecksumIEEE([]byte(name)))
+		}
 		if seen[name] {
 			return
 		}
@@ -145,6 +151,19 @@ func (m *Model) Connect(db *sql.DB) error {
 		for _, ct := range cts {
 			have[strings.ToLower(ct.Name())] = ct
 		}
+		if kind == "view" {
+			// Views are read by position: databases name unnamed
+			// expression columns differently (SQLite: the expression's
+			// text; PostgreSQL: the function's name or ?column?).
+			if len(cts) != len(cols) {
+				problems = append(problems, fmt.Sprintf("view %s has %d columns in the database, the schema declares %d (%s)", name, len(cts), len(cols), strings.Join(cols, ", ")))
+				return
+			}
+			have = map[string]*sql.ColumnType{}
+			for i, c := range cols {
+				have[c] = cts[i]
+			}
+		}
 		for i, c := range cols {
 			ct, ok := have[c]
 			if !ok {
@@ -176,6 +195,11 @@ func (m *Model) Connect(db *sql.DB) error {
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: %s", ErrSchemaMismatch, strings.Join(problems, "; "))
+	}
+	if dialectOf(db) == dialectPostgres {
+		if err := m.checkCollation(ctx, db); err != nil {
+			return err
+		}
 	}
 	m.mu.Lock()
 	m.db = db

@@ -184,52 +184,54 @@ func TestDifferentialAgainstSQLite(t *testing.T) {
 				seed, enc, label = 0, Encoding{NaiveSums: true, NoLoads: true, NoBinPacking: true, Pairwise: true}, "/naive"
 			}
 			name := fmt.Sprintf("%s/seed%d%s", strings.TrimSuffix(filepath.Base(file), ".sql"), seed, label)
-			t.Run(name, func(t *testing.T) {
-				m, err := Compile(schema, WithEncoding(enc))
-				if err != nil {
-					t.Fatalf("compile: %v", err)
-				}
-				db := openMemory(t)
-				ctx := context.Background()
-				if err := m.CreateSchema(ctx, db); err != nil {
-					t.Fatal(err)
-				}
-				pods := 4
-				if strings.Contains(schema, "keep boolean") && strings.Contains(schema, "(node, keep)") {
-					pods = 3
-				}
-				randomState(t, db, rand.New(rand.NewSource(int64(seed*7919+len(file)))), pods)
-				if err := m.Connect(db); err != nil {
-					t.Fatal(err)
-				}
-				feasible, best := bruteForce(t, m)
-				res, err := m.Solve(ctx, SolveOptions{Timeout: 5 * time.Second, Verify: true, Seed: int64(seed)})
-				if err != nil {
-					t.Fatalf("solve: %v", err)
-				}
-				switch {
-				case !feasible:
-					if res.Status != Infeasible {
-						t.Fatalf("brute force finds no feasible assignment, Weave says %s", res.Status)
+			for _, d := range Databases() {
+				t.Run(name+"/"+d.Name, func(t *testing.T) {
+					m, err := Compile(schema, WithEncoding(enc))
+					if err != nil {
+						t.Fatalf("compile: %v", err)
 					}
-				case res.Status == Infeasible || res.Status == Unknown:
-					t.Fatalf("brute force finds a solution (best %d), Weave says %s", best, res.Status)
-				default:
-					got := int64(0)
-					if res.Objective != nil {
-						got = *res.Objective
+					db := d.Open(t)
+					ctx := context.Background()
+					if err := m.CreateSchema(ctx, db); err != nil {
+						t.Fatal(err)
 					}
-					if res.Status == Optimal && got != best {
-						t.Fatalf("Weave claims optimum %d, brute force finds %d", got, best)
+					pods := 4
+					if strings.Contains(schema, "keep boolean") && strings.Contains(schema, "(node, keep)") {
+						pods = 3
 					}
-					if got > best {
-						t.Fatalf("Weave's objective %d exceeds the brute-force optimum %d", got, best)
+					randomState(t, db, rand.New(rand.NewSource(int64(seed*7919+len(file)))), pods)
+					if err := m.Connect(db); err != nil {
+						t.Fatal(err)
 					}
-					if res.Status != Optimal {
-						t.Errorf("Weave did not prove optimality on a tiny instance (objective %d, optimum %d)", got, best)
+					feasible, best := bruteForce(t, m)
+					res, err := m.Solve(ctx, SolveOptions{Timeout: 5 * time.Second, Verify: true, Seed: int64(seed)})
+					if err != nil {
+						t.Fatalf("solve: %v", err)
 					}
-				}
-			})
+					switch {
+					case !feasible:
+						if res.Status != Infeasible {
+							t.Fatalf("brute force finds no feasible assignment, Weave says %s", res.Status)
+						}
+					case res.Status == Infeasible || res.Status == Unknown:
+						t.Fatalf("brute force finds a solution (best %d), Weave says %s", best, res.Status)
+					default:
+						got := int64(0)
+						if res.Objective != nil {
+							got = *res.Objective
+						}
+						if res.Status == Optimal && got != best {
+							t.Fatalf("Weave claims optimum %d, brute force finds %d", got, best)
+						}
+						if got > best {
+							t.Fatalf("Weave's objective %d exceeds the brute-force optimum %d", got, best)
+						}
+						if res.Status != Optimal {
+							t.Errorf("Weave did not prove optimality on a tiny instance (objective %d, optimum %d)", got, best)
+						}
+					}
+				})
+			}
 		}
 	}
 }

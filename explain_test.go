@@ -2,6 +2,7 @@ package weave_test
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"slices"
 	"strings"
@@ -76,11 +77,18 @@ func TestExplanationsNameTheViewsAndRows(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := weave.Compile(string(src))
+			eachDB(t, func(t *testing.T, db *sql.DB) { explainOne(t, db, string(src), c) })
+		})
+	}
+}
+
+func explainOne(t *testing.T, db *sql.DB, src string, c explainCase) {
+	{
+		{
+			m, err := weave.Compile(src)
 			if err != nil {
 				t.Fatal(err)
 			}
-			db := memoryDB(t)
 			ctx := context.Background()
 			if err := m.CreateSchema(ctx, db); err != nil {
 				t.Fatal(err)
@@ -136,6 +144,6 @@ func TestExplanationsNameTheViewsAndRows(t *testing.T) {
 				}
 			}
 			t.Logf("\n%s", text)
-		})
+		}
 	}
 }

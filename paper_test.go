@@ -27,6 +27,15 @@ func memoryDB(t testing.TB) *sql.DB {
 	return db
 }
 
+// eachDB runs f as a subtest on every test database (weave.Databases):
+// SQLite always, PostgreSQL when WEAVE_TEST_POSTGRES is set.
+func eachDB(t *testing.T, f func(t *testing.T, db *sql.DB)) {
+	t.Helper()
+	for _, d := range weave.Databases() {
+		t.Run(d.Name, func(t *testing.T) { f(t, d.Open(t)) })
+	}
+}
+
 func mustExec(t testing.TB, db *sql.DB, stmts ...string) {
 	t.Helper()
 	for _, s := range stmts {
@@ -128,8 +137,15 @@ func compilePaper(t testing.TB) *weave.Model {
 func TestPaperExamplesEndToEnd(t *testing.T) {
 	for seed := int64(1); seed <= 4; seed++ {
 		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) {
+			eachDB(t, func(t *testing.T, db *sql.DB) { paperEndToEnd(t, db, seed) })
+		})
+	}
+}
+
+func paperEndToEnd(t *testing.T, db *sql.DB, seed int64) {
+	{
+		{
 			m := compilePaper(t)
-			db := memoryDB(t)
 			ctx := context.Background()
 			if err := m.CreateSchema(ctx, db); err != nil {
 				t.Fatal(err)
@@ -155,13 +171,14 @@ func TestPaperExamplesEndToEnd(t *testing.T) {
 			if res.Stats.Variables == 0 || res.Stats.Constraints == 0 || res.Stats.Rows["node"] != 12 {
 				t.Errorf("stats not filled: %+v", res.Stats)
 			}
-		})
+		}
 	}
 }
 
-func TestInfeasibleIsAStatus(t *testing.T) {
+func TestInfeasibleIsAStatus(t *testing.T) { eachDB(t, infeasibleIsAStatus) }
+
+func infeasibleIsAStatus(t *testing.T, db *sql.DB) {
 	m := compilePaper(t)
-	db := memoryDB(t)
 	ctx := context.Background()
 	if err := m.CreateSchema(ctx, db); err != nil {
 		t.Fatal(err)
@@ -193,27 +210,29 @@ func TestErrorsAreTyped(t *testing.T) {
 		}
 	})
 	t.Run("a missing table is named", func(t *testing.T) {
-		m := compilePaper(t)
-		db := memoryDB(t)
-		mustExec(t, db, "create table node (name varchar(100) primary key, unschedulable boolean, memory_pressure boolean, disk_pressure boolean, ready boolean, available_cpu_capacity integer)")
-		err := m.Connect(db)
-		if !errors.Is(err, weave.ErrSchemaMismatch) || !strings.Contains(err.Error(), "pending_pod") {
-			t.Fatalf("got %v", err)
-		}
+		eachDB(t, func(t *testing.T, db *sql.DB) {
+			m := compilePaper(t)
+			mustExec(t, db, "create table node (name varchar(100) primary key, unschedulable boolean, memory_pressure boolean, disk_pressure boolean, ready boolean, available_cpu_capacity integer)")
+			err := m.Connect(db)
+			if !errors.Is(err, weave.ErrSchemaMismatch) || !strings.Contains(err.Error(), "pending_pod") {
+				t.Fatalf("got %v", err)
+			}
+		})
 	})
 	t.Run("a missing column and a wrong type are named", func(t *testing.T) {
-		m := compilePaper(t)
-		db := memoryDB(t)
-		if err := m.CreateSchema(ctx, db); err != nil {
-			t.Fatal(err)
-		}
-		mustExec(t, db, "drop table node",
-			"create table node (name varchar(100) primary key, unschedulable boolean, memory_pressure boolean, disk_pressure boolean, ready varchar(5))")
-		err := m.Connect(db)
-		if !errors.Is(err, weave.ErrSchemaMismatch) || !strings.Contains(err.Error(), "node has no column available_cpu_capacity") ||
-			!strings.Contains(err.Error(), "node.ready has type VARCHAR") {
-			t.Fatalf("got %v", err)
-		}
+		eachDB(t, func(t *testing.T, db *sql.DB) {
+			m := compilePaper(t)
+			if err := m.CreateSchema(ctx, db); err != nil {
+				t.Fatal(err)
+			}
+			mustExec(t, db, "drop table node",
+				"create table node (name varchar(100) primary key, unschedulable boolean, memory_pressure boolean, disk_pressure boolean, ready varchar(5))")
+			err := m.Connect(db)
+			if !errors.Is(err, weave.ErrSchemaMismatch) || !strings.Contains(err.Error(), "node has no column available_cpu_capacity") ||
+				!strings.Contains(err.Error(), "node.ready has type VARCHAR") {
+				t.Fatalf("got %v", err)
+			}
+		})
 	})
 	t.Run("a compile error carries line and column", func(t *testing.T) {
 		_, err := weave.Compile("create table t (a integer primary key);\n-- @hard_constraint\ncreate view v as select * from t where b = 1;")
@@ -223,19 +242,20 @@ func TestErrorsAreTyped(t *testing.T) {
 		}
 	})
 	t.Run("an empty domain is bad data", func(t *testing.T) {
-		m := compilePaper(t)
-		db := memoryDB(t)
-		if err := m.CreateSchema(ctx, db); err != nil {
-			t.Fatal(err)
-		}
-		mustExec(t, db, "insert into pending_pod values ('p1', 'pending', 'default', null, 1, false)")
-		if err := m.Connect(db); err != nil {
-			t.Fatal(err)
-		}
-		_, err := m.Solve(ctx, weave.SolveOptions{})
-		if !errors.Is(err, weave.ErrData) || !strings.Contains(err.Error(), "pending_pod.node_name") {
-			t.Fatalf("no nodes at all: got %v", err)
-		}
+		eachDB(t, func(t *testing.T, db *sql.DB) {
+			m := compilePaper(t)
+			if err := m.CreateSchema(ctx, db); err != nil {
+				t.Fatal(err)
+			}
+			mustExec(t, db, "insert into pending_pod values ('p1', 'pending', 'default', null, 1, false)")
+			if err := m.Connect(db); err != nil {
+				t.Fatal(err)
+			}
+			_, err := m.Solve(ctx, weave.SolveOptions{})
+			if !errors.Is(err, weave.ErrData) || !strings.Contains(err.Error(), "pending_pod.node_name") {
+				t.Fatalf("no nodes at all: got %v", err)
+			}
+		})
 	})
 }
 
@@ -280,11 +300,14 @@ func TestUserDefinedAggregate(t *testing.T) {
 	if _, err := weave.Compile(affinitySchema); err == nil || !strings.Contains(err.Error(), "unknown function all_equal") {
 		t.Fatalf("without registering all_equal: got %v", err)
 	}
+	eachDB(t, userDefinedAggregate)
+}
+
+func userDefinedAggregate(t *testing.T, db *sql.DB) {
 	m, err := weave.Compile(affinitySchema, weave.WithAggregate(allEqual))
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := memoryDB(t)
 	ctx := context.Background()
 	if err := m.CreateSchema(ctx, db); err != nil {
 		t.Fatal(err)

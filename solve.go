@@ -2,7 +2,6 @@ package weave
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -128,18 +127,25 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 	return res, nil
 }
 
-// fetch reads what the model needs in one read transaction.
+// fetch reads what the model needs in one read transaction (on
+// PostgreSQL a REPEATABLE READ one: one snapshot for every statement).
 func (m *Model) fetch(ctx context.Context) (*ground.Snapshot, error) {
-	tx, err := m.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := m.db.BeginTx(ctx, snapshotOptions(dialectOf(m.db)))
 	if err != nil {
-		return nil, fmt.Errorf("weave: starting the read transaction: %w", err)
+		return nil, dbError("starting the read transaction", err)
 	}
 	defer tx.Rollback()
 	snap, err := ground.Fetch(ctx, tx, m.prog)
 	if err != nil {
+		if connectionLost(err) {
+			return nil, dbError("reading the state", err)
+		}
 		return nil, fmt.Errorf("weave: %w", err)
 	}
-	return snap, tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return nil, dbError("reading the state", err)
+	}
+	return snap, nil
 }
 
 // groundOptions completes grounding options with the model's aggregates

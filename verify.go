@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/weavesql/weave/internal/ir"
@@ -38,16 +39,25 @@ func (m *Model) verify(ctx context.Context, res *Result) error {
 func (m *Model) evaluateInDB(ctx context.Context, tables map[string]*Table) (map[string]int64, error) {
 	tx, err := m.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("weave: verify: %w", err)
+		return nil, dbError("verify", err)
 	}
 	defer tx.Rollback()
+	pg := dialectOf(m.db) == dialectPostgres
 	for _, t := range m.prog.Tables {
 		tab := tables[t.Name]
 		if tab == nil {
 			continue
 		}
+		if pg && len(t.PrimaryKey) > 0 && m.referenced(t) {
+			// PostgreSQL enforces foreign keys: the rows other tables
+			// reference cannot be deleted, so they are updated in place.
+			if err := updateRows(ctx, tx, t, tab); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if _, err := tx.ExecContext(ctx, "delete from "+quote(t.Name)); err != nil {
-			return nil, fmt.Errorf("weave: verify: %w", err)
+			return nil, dbError("verify", err)
 		}
 		cols := make([]string, len(t.Columns))
 		marks := make([]string, len(t.Columns))
@@ -57,7 +67,7 @@ func (m *Model) evaluateInDB(ctx context.Context, tables map[string]*Table) (map
 		}
 		stmt, err := tx.PrepareContext(ctx, fmt.Sprintf("insert into %s (%s) values (%s)", quote(t.Name), strings.Join(cols, ", "), strings.Join(marks, ", ")))
 		if err != nil {
-			return nil, fmt.Errorf("weave: verify: %w", err)
+			return nil, dbError("verify", err)
 		}
 		for _, row := range tab.Rows {
 			args := make([]any, len(t.Columns))
@@ -66,7 +76,7 @@ func (m *Model) evaluateInDB(ctx context.Context, tables map[string]*Table) (map
 			}
 			if _, err := stmt.ExecContext(ctx, args...); err != nil {
 				stmt.Close()
-				return nil, fmt.Errorf("weave: verify: writing %s: %w", t.Name, err)
+				return nil, dbError("verify: writing "+t.Name, err)
 			}
 		}
 		stmt.Close()
@@ -251,10 +261,103 @@ func sumQuery(ctx context.Context, tx sqlTx, query string) (int64, error) {
 			if v {
 				total++
 			}
+		case string, []byte:
+			// PostgreSQL's numeric (sum over bigint) arrives as text.
+			n, err := numericValue(v)
+			if err != nil {
+				return 0, err
+			}
+			total += n
 		case nil:
 		default:
 			return 0, fmt.Errorf("soft constraint value %v (%T) is not an integer", x, x)
 		}
 	}
 	return total, rows.Err()
+}
+
+// numericValue converts the text of an integral numeric ("42", "3.000")
+// to int64.
+func numericValue(v any) (int64, error) {
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+	case []byte:
+		s = string(x)
+	}
+	t := s
+	if i := strings.IndexByte(t, '.'); i >= 0 {
+		if strings.Trim(t[i+1:], "0") != "" {
+			return 0, fmt.Errorf("soft constraint value %s is not an integer (PostgreSQL divides numeric values exactly: sum over a bigint column is numeric there)", s)
+		}
+		t = t[:i]
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("soft constraint value %q is not an integer", s)
+	}
+	return n, nil
+}
+
+// referenced reports whether another table's foreign key may point at t.
+func (m *Model) referenced(t *ir.Table) bool {
+	for _, o := range m.prog.Tables {
+		for _, c := range o.Columns {
+			if c.References != nil && c.References.Table == t.Name {
+				return true
+			}
+		}
+		// Multi-column foreign keys are only in the statement's text.
+		if low := strings.ToLower(o.Text); strings.Contains(low, "references "+t.Name) || strings.Contains(low, "references \""+t.Name+"\"") {
+			return true
+		}
+	}
+	return false
+}
+
+// updateRows writes a solved table over the stored one by primary key:
+// every other column of every row is set to the row's value.
+func updateRows(ctx context.Context, tx sqlTx, t *ir.Table, tab *Table) error {
+	isKey := map[int]bool{}
+	for _, k := range t.PrimaryKey {
+		isKey[k] = true
+	}
+	var sets, conds []string
+	var order []int
+	n := 1
+	for i, c := range t.Columns {
+		if !isKey[i] {
+			sets = append(sets, fmt.Sprintf("%s = $%d", quote(c.Name), n))
+			order = append(order, i)
+			n++
+		}
+	}
+	if len(sets) == 0 {
+		return nil
+	}
+	for _, k := range t.PrimaryKey {
+		conds = append(conds, fmt.Sprintf("%s = $%d", quote(t.Columns[k].Name), n))
+		order = append(order, k)
+		n++
+	}
+	stmt, err := tx.PrepareContext(ctx, fmt.Sprintf("update %s set %s where %s", quote(t.Name), strings.Join(sets, ", "), strings.Join(conds, " and ")))
+	if err != nil {
+		return dbError("verify", err)
+	}
+	defer stmt.Close()
+	for _, row := range tab.Rows {
+		args := make([]any, len(order))
+		for i, ci := range order {
+			args[i] = row[t.Columns[ci].Name]
+		}
+		r, err := stmt.ExecContext(ctx, args...)
+		if err != nil {
+			return dbError("verify: writing "+t.Name, err)
+		}
+		if k, err := r.RowsAffected(); err == nil && k != 1 {
+			return fmt.Errorf("weave: verify: writing %s: the row %v is no longer in the database", t.Name, args[len(sets):])
+		}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package weave
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"strings"
 	"testing"
@@ -28,7 +29,12 @@ create view on_n1 as select count(*) from pod where node = 'n1';
 	if len(m.rewrites) == 0 || m.rewrites[len(m.rewrites)-1] != "pairwise_to_all_different" {
 		t.Fatalf("the rewrite must fire for this test to mean anything: %v", m.rewrites)
 	}
-	db := openMemory(t)
+	for _, d := range Databases() {
+		t.Run(d.Name, func(t *testing.T) { verifyOriginalSQL(t, m, d.Open(t)) })
+	}
+}
+
+func verifyOriginalSQL(t *testing.T, m *Model, db *sql.DB) {
 	ctx := context.Background()
 	if err := m.CreateSchema(ctx, db); err != nil {
 		t.Fatal(err)

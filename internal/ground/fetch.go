@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/weavesql/weave/internal/ir"
@@ -115,7 +116,10 @@ func Fetch(ctx context.Context, q interface {
 			r.Columns = append(r.Columns, o.Name)
 			r.Types = append(r.Types, o.Expr.Type())
 		}
-		if err := r.load(ctx, q, "select "+quoteList(r.Columns)+" from "+quoteIdent(v.Name)); err != nil {
+		// Views are read by position: the name a database gives an unnamed
+		// expression column differs (SQLite: its text; PostgreSQL: the
+		// function's name or ?column?).
+		if err := r.load(ctx, q, "select * from "+quoteIdent(v.Name)); err != nil {
 			return nil, err
 		}
 		snap.Relations[v.Name] = r
@@ -132,6 +136,25 @@ func (r *Relation) load(ctx context.Context, q interface {
 	}
 	defer rows.Close()
 	n := len(r.Columns)
+	cts, err := rows.ColumnTypes()
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", r.Name, err)
+	}
+	if len(cts) != n {
+		return fmt.Errorf("reading %s: the database returns %d columns, the schema declares %d", r.Name, len(cts), n)
+	}
+	// PostgreSQL pads char(n) values with blanks and ignores them in
+	// comparisons; SQLite stores them as written. Both compare equal
+	// without the padding, so it is dropped.
+	var padded []bool
+	for i, ct := range cts {
+		if strings.EqualFold(ct.DatabaseTypeName(), "BPCHAR") {
+			if padded == nil {
+				padded = make([]bool, n)
+			}
+			padded[i] = true
+		}
+	}
 	for rows.Next() {
 		raw := make([]any, n)
 		ptrs := make([]any, n)
@@ -142,6 +165,14 @@ func (r *Relation) load(ctx context.Context, q interface {
 			return fmt.Errorf("reading %s: %w", r.Name, err)
 		}
 		for i, v := range raw {
+			if padded != nil && padded[i] {
+				switch x := v.(type) {
+				case string:
+					v = strings.TrimRight(x, " ")
+				case []byte:
+					v = strings.TrimRight(string(x), " ")
+				}
+			}
 			nv, err := normalize(v, r.Types[i])
 			if err != nil {
 				return fmt.Errorf("reading %s.%s: %w", r.Name, r.Columns[i], err)
@@ -175,6 +206,11 @@ func normalize(v any, t ir.Type) (any, error) {
 				return int64(1), nil
 			}
 			return int64(0), nil
+		case string:
+			// PostgreSQL's numeric (sum over bigint) arrives as text.
+			return numericInt(x)
+		case []byte:
+			return numericInt(string(x))
 		}
 	case ir.Bool:
 		switch x := v.(type) {
@@ -192,6 +228,25 @@ func normalize(v any, t ir.Type) (any, error) {
 		}
 	}
 	return nil, fmt.Errorf("value %v (%T) does not fit type %s", v, v, t)
+}
+
+// numericInt converts the text of an integral numeric value ("42",
+// "-7", "3.000") to int64. A fraction is an error: PostgreSQL divides
+// numeric values (sum over a bigint column) exactly where SQLite divides
+// integers.
+func numericInt(s string) (any, error) {
+	t := s
+	if i := strings.IndexByte(t, '.'); i >= 0 {
+		if strings.Trim(t[i+1:], "0") != "" {
+			return nil, fmt.Errorf("value %s is not an integer (PostgreSQL computed a decimal: sum over a bigint column is numeric there, and numeric division is exact; declare the column integer)", s)
+		}
+		t = t[:i]
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("value %q is not an integer", s)
+	}
+	return n, nil
 }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
