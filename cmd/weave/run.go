@@ -40,7 +40,8 @@ Solve flags:
   --data FILE       a SQL script (inserts) loaded into a fresh in-memory SQLite
                     database after the schema's tables and pushed-down views
                     are created there; - reads the script from stdin
-  --db DSN          an existing SQLite database: sqlite:PATH or a plain PATH
+  --db DSN          an existing database: sqlite:PATH, a plain PATH (SQLite), or
+                    postgres://USER@HOST:PORT/DB?sslmode=disable (PostgreSQL)
                     (opened read-write; the schema must already be there)
   --timeout D       search time limit, e.g. 500ms, 5s, 1m (default 5s; 0 = none)
   --seed N          random seed; the same seed and data give the same solution

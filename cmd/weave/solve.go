@@ -3,20 +3,16 @@ package main
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver (PostgreSQL)
 	"github.com/weavesql/weave"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
-
-// errPostgres is returned for postgres:// DSNs until PostgreSQL support
-// lands.
-var errPostgres = errors.New("PostgreSQL support is not built yet; use --db sqlite:PATH or --data STATE.sql")
 
 // solveConfig holds the flags of "weave solve".
 type solveConfig struct {
@@ -33,7 +29,7 @@ func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs := newFlagSet("solve", stderr)
 	fs.StringVar(&cfg.schema, "schema", "", "policy `file` (tables and annotated views)")
 	fs.StringVar(&cfg.data, "data", "", "SQL `script` loaded into a fresh in-memory SQLite database (- for stdin)")
-	fs.StringVar(&cfg.dsn, "db", "", "existing database: sqlite:PATH or PATH")
+	fs.StringVar(&cfg.dsn, "db", "", "existing database: sqlite:PATH, PATH, or postgres://USER@HOST:PORT/DB?sslmode=disable")
 	fs.DurationVar(&cfg.timeout, "timeout", 5*time.Second, "search time limit (0 = none)")
 	fs.Int64Var(&cfg.seed, "seed", 0, "random seed")
 	fs.StringVar(&cfg.format, "format", "text", "output format: text or json")
@@ -157,11 +153,12 @@ func openState(ctx context.Context, model *weave.Model, cfg solveConfig, stdin i
 // openDSN opens an existing database. "sqlite:PATH" (also
 // "sqlite://PATH") and a plain PATH name a SQLite file, which must exist:
 // it is opened read-write and never created. postgres:// and
-// postgresql:// DSNs are recognised but not supported yet.
+// postgresql:// DSNs (libpq's URL form, read by pgx) name a PostgreSQL
+// database, which must be reachable and hold the schema's tables.
 func openDSN(dsn string) (*sql.DB, error) {
 	lower := strings.ToLower(dsn)
 	if strings.HasPrefix(lower, "postgres://") || strings.HasPrefix(lower, "postgresql://") {
-		return nil, errPostgres
+		return openPostgres(dsn)
 	}
 	path := dsn
 	if strings.HasPrefix(lower, "sqlite:") {
@@ -191,6 +188,21 @@ func openDSN(dsn string) (*sql.DB, error) {
 	if err := db.Ping(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("opening the database %s: %w", file, err)
+	}
+	return db, nil
+}
+
+// openPostgres opens a PostgreSQL database and checks that it answers.
+func openPostgres(dsn string) (*sql.DB, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("opening the database: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening the database: %w", err)
 	}
 	return db, nil
 }

@@ -421,8 +421,8 @@ func TestSolveDB(t *testing.T) {
 		{"empty database", empty, exitError, "schema mismatch"},
 		{"missing file", missing, exitError, "missing.db"},
 		{"not a database", notDB, exitError, "not a database"},
-		{"postgres", "postgres://user@localhost/cluster", exitError, "PostgreSQL support is not built yet"},
-		{"postgresql", "postgresql://localhost:5432/cluster?sslmode=disable", exitError, "PostgreSQL support is not built yet"},
+		{"postgres unreachable", "postgres://user@127.0.0.1:1/cluster?connect_timeout=2", exitError, "opening the database"},
+		{"postgresql unreachable", "postgresql://127.0.0.1:1/cluster?sslmode=disable&connect_timeout=2", exitError, "opening the database"},
 		{"other scheme", "mysql://localhost/cluster", exitError, "unsupported database"},
 	}
 	for _, tc := range tests {
