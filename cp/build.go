@@ -3,9 +3,12 @@ package cp
 import "math"
 
 // newVar adds an engine variable (model or auxiliary) with domain d.
-func (s *solver) newVar(d Domain) int32 {
-	s.addVar(d)
+func (s *solver) newVar(d Domain) int32 { return s.newVarKind(d, false) }
+
+func (s *solver) newVarKind(d Domain, value bool) int32 {
+	s.addVar(d, value)
 	s.watch = append(s.watch, nil)
+	s.notify = append(s.notify, nil)
 	s.isBool = append(s.isBool, d.Min() >= 0 && d.Max() <= 1)
 	s.cwatch = append(s.cwatch, nil, nil)
 	s.varWeight = append(s.varWeight, 0)
@@ -66,8 +69,18 @@ func (s *solver) exprVar(e LinearExpr, con int) int32 {
 func newSolver(m *Model, withObjective bool) (s *solver, ok bool) {
 	s = &solver{m: m, cur: -1, failedProp: -1}
 	s.touch = s.onTouch
-	for _, d := range m.doms {
-		s.newVar(d)
+	valueVar := make([]bool, len(m.doms))
+	for ci := range m.cons {
+		c := &m.cons[ci]
+		switch c.Kind {
+		case KindBinPacking, KindAllDifferent, KindMembership, KindNonMembership, KindEqLit:
+			for _, x := range c.Vars {
+				valueVar[x.idx] = true
+			}
+		}
+	}
+	for v, d := range m.doms {
+		s.newVarKind(d, valueVar[v])
 	}
 	ok = true
 	enc := map[int32]*encodingProp{}
@@ -166,16 +179,7 @@ func newSolver(m *Model, withObjective bool) (s *solver, ok bool) {
 		}
 	}
 	s.initHeuristics()
-	for v := range m.doms {
-		if m.origin[v] == originUser && !s.h.defined[v] {
-			s.branchOn = append(s.branchOn, int32(v))
-		}
-	}
-	for v := range m.doms {
-		if m.origin[v] == originUser && s.h.defined[v] {
-			s.branchOn = append(s.branchOn, int32(v))
-		}
-	}
+	s.initTiers()
 	return s, ok
 }
 
@@ -222,5 +226,6 @@ func (s *solver) addBinPacking(c *ConstraintInfo, ci int) {
 	if p.total > math.MaxInt64/4 {
 		p.closed = false
 	}
-	s.addProp(p, append(append([]int32(nil), p.items...), p.loads...), 1, true, ci)
+	inc := p.initIncremental(s)
+	s.addProp(p, append(append([]int32(nil), p.items...), p.loads...), 1, !inc, ci)
 }

@@ -1,5 +1,7 @@
 package cp
 
+import "sort"
+
 // Structure-aware search guidance computed once per solve:
 //
 //   - defined variables (bin-packing loads, min/max and element targets)
@@ -19,7 +21,11 @@ type heuristics struct {
 	defined []bool
 	items   [][]itemRef // var -> bin-packing constraints it is an item of
 	prio    []float64   // tie-break: larger first
-	capOf   map[*binPackProp][]int64
+	// scale normalises a resource (the largest initial capacity); the
+	// value choice only scores the objective-relevant resources (all of
+	// them if none is related to the objective).
+	scale    map[*binPackProp]float64
+	relevant map[*binPackProp]bool
 }
 
 func (s *solver) initHeuristics() {
@@ -28,18 +34,19 @@ func (s *solver) initHeuristics() {
 	h.defined = make([]bool, n)
 	h.items = make([][]itemRef, n)
 	h.prio = make([]float64, n)
-	h.capOf = map[*binPackProp][]int64{}
+	h.scale = map[*binPackProp]float64{}
+	h.relevant = map[*binPackProp]bool{}
+	var bps []*binPackProp
 	for _, pi := range s.props {
 		switch p := pi.p.(type) {
 		case *binPackProp:
-			caps := make([]int64, len(p.loads))
+			bps = append(bps, p)
 			var maxCap int64 = 1
-			for j, l := range p.loads {
-				caps[j] = s.hi[l]
+			for _, l := range p.loads {
 				h.defined[l] = true
-				maxCap = max(maxCap, caps[j])
+				maxCap = max(maxCap, s.hi[l])
 			}
-			h.capOf[p] = caps
+			h.scale[p] = float64(maxCap)
 			for i, v := range p.items {
 				h.items[v] = append(h.items[v], itemRef{p, i})
 				h.prio[v] += float64(p.sizes[i]) / float64(maxCap)
@@ -59,30 +66,128 @@ func (s *solver) initHeuristics() {
 			h.defined[x.idx] = true
 		}
 	}
+	if len(bps) > 0 && s.m.obj != nil {
+		near := s.m.objectiveNeighbourhood(4)
+		any := false
+		for _, p := range bps {
+			for _, l := range p.loads {
+				if near[l] {
+					h.relevant[p] = true
+					any = true
+					break
+				}
+			}
+		}
+		if !any {
+			clear(h.relevant)
+		}
+	}
+	if len(h.relevant) == 0 {
+		for _, p := range bps {
+			h.relevant[p] = true
+		}
+	}
+}
+
+// objectiveNeighbourhood marks the variables within depth constraints of
+// the objective (bin-packing constraints excluded: they connect
+// everything).
+func (m *Model) objectiveNeighbourhood(depth int) []bool {
+	n := len(m.doms)
+	varCons := make([][]int32, n)
+	conVars := make([][]int32, len(m.cons))
+	for ci := range m.cons {
+		c := &m.cons[ci]
+		if c.Kind == KindBinPacking {
+			continue
+		}
+		var vs []int32
+		for _, x := range c.Vars {
+			vs = append(vs, x.idx)
+		}
+		for _, l := range c.Lits {
+			vs = append(vs, l.idx>>1)
+		}
+		for _, l := range c.Enforcement {
+			vs = append(vs, l.idx>>1)
+		}
+		for _, x := range c.Loads {
+			vs = append(vs, x.idx)
+		}
+		for _, e := range c.Exprs {
+			for _, x := range e.Vars {
+				vs = append(vs, x.idx)
+			}
+		}
+		switch c.Kind {
+		case KindElement, KindVarElement, KindMinEquality, KindMaxEquality:
+			vs = append(vs, c.Target.idx)
+			if c.Kind == KindElement || c.Kind == KindVarElement {
+				vs = append(vs, c.Index.idx)
+			}
+		}
+		conVars[ci] = vs
+		for _, v := range vs {
+			varCons[v] = append(varCons[v], int32(ci))
+		}
+	}
+	mark := make([]bool, n)
+	usedCon := make([]bool, len(m.cons))
+	var frontier []int32
+	for _, x := range m.obj.Expr.Vars {
+		if !mark[x.idx] {
+			mark[x.idx] = true
+			frontier = append(frontier, x.idx)
+		}
+	}
+	for d := 0; d < depth && len(frontier) > 0; d++ {
+		var next []int32
+		for _, v := range frontier {
+			if m.origin[v] == originConstant {
+				continue
+			}
+			for _, ci := range varCons[v] {
+				if usedCon[ci] {
+					continue
+				}
+				usedCon[ci] = true
+				for _, w := range conVars[ci] {
+					if !mark[w] {
+						mark[w] = true
+						next = append(next, w)
+					}
+				}
+			}
+		}
+		frontier = next
+	}
+	return mark
 }
 
 // worstFit returns the value of item variable v whose bin keeps the most
-// remaining capacity, normalised per resource, after placing v.
-//
-// Before the first solution it uses best fit instead (least remaining
-// capacity), which packs large items together and finds a feasible
-// packing far more often on tight instances.
-func (s *solver) worstFit(v int32, best bool) (int64, bool) {
+// remaining capacity (current upper bound of the load minus its lower
+// bound and the item), normalised per resource, over the
+// objective-relevant resources; with bestFit, the least remaining
+// capacity instead, which packs tight instances far more often.
+func (s *solver) worstFit(v int32, bestFit bool) (int64, bool) {
 	refs := s.h.items[v]
 	bestVal, found := int64(0), false
 	bestScore := -1e300
 	for x, ok := s.lo[v], true; ok; x, ok = s.next(v, x+1) {
 		score := 1e300
 		for _, r := range refs {
+			if !s.h.relevant[r.p] {
+				continue
+			}
 			j, in := r.p.bin(x)
 			if !in {
 				continue
 			}
-			c := s.h.capOf[r.p][j]
-			rem := float64(c-s.lo[r.p.loads[j]]-r.p.sizes[r.i]) / float64(max(c, 1))
+			l := r.p.loads[j]
+			rem := float64(s.hi[l]-s.lo[l]-r.p.sizes[r.i]) / s.h.scale[r.p]
 			score = min(score, rem)
 		}
-		if best {
+		if bestFit {
 			score = -score
 		}
 		if score > bestScore {
@@ -93,4 +198,75 @@ func (s *solver) worstFit(v int32, best bool) (int64, bool) {
 		}
 	}
 	return bestVal, found
+}
+
+// initTiers orders the branching variables in tiers: the decision
+// strategy (or the inferred decision variables: bin-packing items,
+// all_different members, element indices), then the other user
+// variables, then the defined ones. choose() only looks at a tier once
+// every variable of the earlier tiers is fixed.
+func (s *solver) initTiers() {
+	m := s.m
+	n := len(m.doms)
+	tier := make([]int8, n)
+	for v := range tier {
+		switch {
+		case m.origin[v] != originUser:
+			tier[v] = -1
+		case s.h.defined[v]:
+			tier[v] = 2
+		default:
+			tier[v] = 1
+		}
+	}
+	var first []int32
+	seen := make([]bool, n)
+	add := func(v int32) {
+		if !seen[v] && m.origin[v] != originConstant {
+			seen[v] = true
+			first = append(first, v)
+		}
+	}
+	if len(m.strategy) > 0 {
+		for _, v := range m.strategy {
+			add(v)
+		}
+	} else {
+		for ci := range m.cons {
+			c := &m.cons[ci]
+			switch c.Kind {
+			case KindBinPacking, KindAllDifferent:
+				for _, x := range c.Vars {
+					if m.origin[x.idx] == originUser && !s.h.defined[x.idx] {
+						add(x.idx)
+					}
+				}
+			case KindElement, KindVarElement:
+				if m.origin[c.Index.idx] == originUser && !s.h.defined[c.Index.idx] {
+					add(c.Index.idx)
+				}
+			}
+		}
+		sort.Slice(first, func(a, b int) bool { return first[a] < first[b] })
+	}
+	s.branchOn = s.branchOn[:0]
+	s.tierEnd = s.tierEnd[:0]
+	s.branchOn = append(s.branchOn, first...)
+	s.decisionVars = first
+	if len(first) > 0 {
+		s.tierEnd = append(s.tierEnd, len(s.branchOn))
+	}
+	for t := int8(1); t <= 2; t++ {
+		for v := range tier {
+			if tier[v] == t && !seen[v] {
+				s.branchOn = append(s.branchOn, int32(v))
+			}
+		}
+		if len(s.branchOn) > 0 && (len(s.tierEnd) == 0 || s.tierEnd[len(s.tierEnd)-1] < len(s.branchOn)) {
+			s.tierEnd = append(s.tierEnd, len(s.branchOn))
+		}
+	}
+	if len(s.decisionVars) == 0 {
+		s.decisionVars = s.branchOn
+	}
 }

@@ -38,6 +38,7 @@ type Model struct {
 	cons        []ConstraintInfo
 	obj         *Objective
 	hints       []hint
+	strategy    []int32
 	assumptions []Lit
 	err         error
 }
@@ -164,6 +165,26 @@ func (m *Model) NewBoolVar(name string) Lit {
 func (m *Model) AddHint(x IntVar, v int64) {
 	if m.okVar(x, "AddHint") {
 		m.hints = append(m.hints, hint{x.idx, v})
+	}
+}
+
+// AddDecisionStrategy declares the decision variables of the model, in
+// the spirit of CP-SAT's AddDecisionStrategy: the search branches on these
+// variables first (first-fail among them, values from the hints, then the
+// incumbent and the objective-guided choice), and only then on the
+// remaining variables, which are typically fixed by propagation once the
+// decisions are made. Large-neighbourhood search relaxes and fixes only
+// these variables. Calls accumulate.
+//
+// Without a strategy the engine infers one: bin-packing items,
+// all_different members and element indices come first, then the other
+// user variables, then variables defined by others (loads, min/max and
+// element targets, the objective).
+func (m *Model) AddDecisionStrategy(vars []IntVar) {
+	for _, x := range vars {
+		if m.okVar(x, "AddDecisionStrategy") {
+			m.strategy = append(m.strategy, x.idx)
+		}
 	}
 }
 

@@ -221,3 +221,18 @@ func TestStatusString(t *testing.T) {
 		}
 	}
 }
+
+func TestBoundValidAfterFirstSolution(t *testing.T) {
+	m := NewModel()
+	x := m.NewIntVar(0, 10, "x")
+	y := m.NewIntVar(0, 10, "y")
+	m.AddLinear(LinearExpr{Vars: []IntVar{x, y}, Coeffs: []int64{1, 1}}, 0, 12)
+	m.Maximize(LinearExpr{Vars: []IntVar{x, y}, Coeffs: []int64{1, 1}})
+	r, err := m.Solve(context.Background(), Params{StopAfterFirstSolution: true, Seed: 1})
+	if err != nil || !r.HasSolution() {
+		t.Fatal(r, err)
+	}
+	if r.Bound < 12 {
+		t.Fatalf("bound %d is below the optimum 12 (objective %d)", r.Bound, r.Objective)
+	}
+}

@@ -1,12 +1,36 @@
 package cp
 
-import "math/bits"
+import (
+	"math/bits"
+	"sort"
+)
 
 // binPackProp: loads[j] == Σ sizes[i]*[assign[i]==bins[j]] for one
-// resource. Per bin it maintains required (items fixed there) and possible
-// (required + candidates) load, prunes candidates that no longer fit
-// (Shaw 2004 "load maintenance" and "commitment"), and uses the total size
-// when every item must land in a listed bin.
+// resource. Per bin it reasons on the required load (items fixed there)
+// and the possible load (required + candidates): it prunes candidates
+// that no longer fit and fixes items without which a bin cannot reach its
+// minimum load (Shaw 2004 "load maintenance" and "commitment"), and uses
+// the total size when every item must land in a listed bin.
+//
+// When every item is a bitset variable and the bin values are dense
+// (placement models: items over node codes), the propagator is
+// incremental (Weave's models have thousands of bins, and a placement
+// removes thousands of values at once, so nothing may cost O(bins) per
+// decision):
+//
+//   - the required load per bin lives in a reversible array, updated in
+//     O(1) when an item becomes fixed;
+//   - a wake-up only processes the items and bins that changed (collected
+//     by notify); a bin is processed when its required load or its load
+//     variable changed, or when it lost a candidate while it still needs
+//     load (lo(load) > required);
+//   - the possible load of a processed bin is computed on demand from the
+//     items (O(items)), and bounds the load from above only once at most
+//     two candidates remain (applied eagerly it would lower the bound of
+//     every bin at every placement and wake everything that watches the
+//     loads); when every item is fixed, every load is fixed.
+//
+// Otherwise every wake-up recomputes from scratch (propagateFull).
 type binPackProp struct {
 	items  []int32
 	sizes  []int64
@@ -20,11 +44,362 @@ type binPackProp struct {
 	req    []int64
 	pos    []int64
 	buf    []int32
+
+	// Incremental state (inc == true).
+	inc      bool
+	rReq     int32   // rev: required load per bin
+	rKnown   int32   // rev: per item, the domain words already processed
+	rFixed   int32   // rev: per item, 1+bin counted in req (-1: fixed outside the bins)
+	rSlack   int32   // rev: per bin, hi(load)-req at the last removal scan
+	rRoom    int32   // rev: per bin, pos-lo(load) at the last commitment scan
+	rSum     int32   // rev: [Σ lo(load), Σ hi(load)] as accounted, [2] = unfixed items
+	rLoadLo  int32   // rev: per bin, lo(load) as accounted in rSum
+	rLoadHi  int32   // rev: per bin, hi(load) as accounted in rSum
+	spanMax  int64   // largest initial load span
+	off      []int   // item -> offset of its words in known
+	bySize   []int32 // item indices by decreasing size
+	sizeDesc []int64 // sizes in bySize order
+	dirtyI   []int32
+	inDirtyI []bool
+	dirtyB   []int32
+	inDirtyB []bool
+	allBins  bool // every bin must be processed (all items fixed)
+}
+
+// initIncremental sets up the incremental state; it returns false if the
+// model does not qualify (then the full recomputation is used).
+func (p *binPackProp) initIncremental(s *solver) bool {
+	if p.dense == nil {
+		return false
+	}
+	n := 0
+	p.off = make([]int, len(p.items))
+	for i, v := range p.items {
+		if s.bits[v] == nil {
+			return false
+		}
+		p.off[i] = n
+		n += len(s.bits[v])
+	}
+	p.inc = true
+	p.rReq = s.newRev(len(p.bins))
+	p.rKnown = s.newRev(n)
+	p.rFixed = s.newRev(len(p.items))
+	p.rSlack = s.newRev(len(p.bins))
+	p.rRoom = s.newRev(len(p.bins))
+	p.rSum = s.newRev(3)
+	p.rLoadLo = s.newRev(len(p.bins))
+	p.rLoadHi = s.newRev(len(p.bins))
+	for j, l := range p.loads {
+		s.revs[p.rLoadLo][j], s.revs[p.rLoadHi][j] = s.lo[l], s.hi[l]
+		s.revs[p.rSum][0] += s.lo[l]
+		s.revs[p.rSum][1] += s.hi[l]
+		p.spanMax = max(p.spanMax, s.hi[l]-s.lo[l])
+	}
+	s.revs[p.rSum][2] = int64(len(p.items))
+	known := s.revs[p.rKnown]
+	for i, v := range p.items {
+		w := known[p.off[i] : p.off[i]+len(s.bits[v])]
+		for wi, x := range s.bits[v] {
+			w[wi] = int64(x)
+		}
+		maskBounds(w, s.lo[v]-s.base[v], s.hi[v]-s.base[v])
+	}
+	const big = int64(1) << 62
+	for j := range p.bins {
+		s.revs[p.rSlack][j] = big
+		s.revs[p.rRoom][j] = big
+	}
+	p.bySize = make([]int32, len(p.items))
+	for i := range p.bySize {
+		p.bySize[i] = int32(i)
+	}
+	sort.SliceStable(p.bySize, func(a, b int) bool { return p.sizes[p.bySize[a]] > p.sizes[p.bySize[b]] })
+	p.sizeDesc = make([]int64, len(p.items))
+	for k, i := range p.bySize {
+		p.sizeDesc[k] = p.sizes[i]
+	}
+	p.inDirtyI = make([]bool, len(p.items))
+	p.inDirtyB = make([]bool, len(p.bins))
+	for i, v := range p.items {
+		s.notify[v] = append(s.notify[v], notifyEnt{p, int32(i)})
+		p.markItem(int32(i))
+	}
+	for j, l := range p.loads {
+		s.notify[l] = append(s.notify[l], notifyEnt{p, -1 - int32(j)})
+		p.markBin(int32(j))
+	}
+	return true
+}
+
+// maskBounds clears the bits of w outside [a, b] (offsets from the base).
+func maskBounds(w []int64, a, b int64) {
+	for wi := range w {
+		lo, hi := int64(wi)<<6, int64(wi)<<6+63
+		if hi < a || lo > b {
+			w[wi] = 0
+			continue
+		}
+		x := uint64(w[wi])
+		if a > lo {
+			x &^= 1<<(a-lo) - 1
+		}
+		if b < hi {
+			x &= 1<<(b-lo+1) - 1
+		}
+		w[wi] = int64(x)
+	}
+}
+
+func (p *binPackProp) markItem(i int32) {
+	if !p.inDirtyI[i] {
+		p.inDirtyI[i] = true
+		p.dirtyI = append(p.dirtyI, i)
+	}
+}
+
+func (p *binPackProp) markBin(j int32) {
+	if !p.inDirtyB[j] {
+		p.inDirtyB[j] = true
+		p.dirtyB = append(p.dirtyB, j)
+	}
+}
+
+// notify is called on every domain change of item i (i >= 0) or of the
+// load of bin -1-i.
+func (p *binPackProp) notify(i int32) {
+	if i >= 0 {
+		p.markItem(i)
+	} else {
+		p.markBin(-1 - i)
+	}
+}
+
+func (p *binPackProp) propagate(s *solver) bool {
+	if !p.inc {
+		return p.propagateFull(s)
+	}
+	req := s.revs[p.rReq]
+	for len(p.dirtyI) > 0 || len(p.dirtyB) > 0 || p.allBins {
+		// 1. Account for item domain changes.
+		for len(p.dirtyI) > 0 {
+			i := p.dirtyI[len(p.dirtyI)-1]
+			p.dirtyI = p.dirtyI[:len(p.dirtyI)-1]
+			p.inDirtyI[i] = false
+			p.syncItem(s, int(i), req)
+		}
+		if p.allBins {
+			p.allBins = false
+			for j := range p.bins {
+				p.markBin(int32(j))
+			}
+		}
+		// 2. Tighten the loads and filter the dirty bins.
+		for len(p.dirtyB) > 0 {
+			j := p.dirtyB[len(p.dirtyB)-1]
+			p.dirtyB = p.dirtyB[:len(p.dirtyB)-1]
+			p.inDirtyB[j] = false
+			if !p.filterBin(s, int(j), req) {
+				p.reset()
+				return false
+			}
+			if len(p.dirtyI) > 0 {
+				break // account for the changes first
+			}
+		}
+		if len(p.dirtyI) == 0 && len(p.dirtyB) == 0 && p.closed && len(p.loads) > 1 {
+			if !p.totalRule(s) {
+				p.reset()
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// reset drops pending work after a failure (the state is restored by
+// backtracking to a fixpoint, where nothing is pending).
+func (p *binPackProp) reset() {
+	for _, i := range p.dirtyI {
+		p.inDirtyI[i] = false
+	}
+	for _, j := range p.dirtyB {
+		p.inDirtyB[j] = false
+	}
+	p.dirtyI, p.dirtyB = p.dirtyI[:0], p.dirtyB[:0]
+	p.allBins = false
+}
+
+// syncItem processes item i's domain change: a bin that lost it while
+// still needing load is marked, and a fixed item is added to the required
+// load of its bin.
+func (p *binPackProp) syncItem(s *solver, i int, req []int64) {
+	v := p.items[i]
+	sz := p.sizes[i]
+	b := s.bits[v]
+	known := s.revs[p.rKnown]
+	off := p.off[i]
+	a, z := s.lo[v]-s.base[v], s.hi[v]-s.base[v]
+	for wi := range b {
+		old := uint64(known[off+wi])
+		if old == 0 {
+			continue
+		}
+		cur := b[wi]
+		lo := int64(wi) << 6
+		if lo+63 < a || lo > z {
+			cur = 0
+		} else {
+			if a > lo {
+				cur &^= 1<<(a-lo) - 1
+			}
+			if z < lo+63 {
+				cur &= 1<<(z-lo+1) - 1
+			}
+		}
+		gone := old &^ cur
+		if gone == 0 {
+			continue
+		}
+		s.setRev(p.rKnown, off+wi, int64(old&cur))
+		if sz == 0 {
+			continue
+		}
+		for gone != 0 {
+			k := s.base[v] + lo + int64(bits.TrailingZeros64(gone)) - p.binLo
+			gone &= gone - 1
+			if k >= 0 && k < int64(len(p.dense)) && p.dense[k] >= 0 {
+				j := p.dense[k]
+				if s.lo[p.loads[j]] > req[j] {
+					p.markBin(j) // it needed this candidate
+				}
+			}
+		}
+	}
+	if s.revs[p.rFixed][i] == 0 && s.lo[v] == s.hi[v] {
+		if j, ok := p.bin(s.lo[v]); ok {
+			s.setRev(p.rFixed, i, int64(j)+1)
+			if sz > 0 {
+				s.setRev(p.rReq, j, req[j]+sz)
+				p.markBin(int32(j))
+			}
+		} else {
+			s.setRev(p.rFixed, i, -1)
+		}
+		left := s.revs[p.rSum][2] - 1
+		s.setRev(p.rSum, 2, left)
+		if left == 0 {
+			p.allBins = true
+		}
+	}
+}
+
+// possible returns the possible load of bin j (items that may still go
+// there, fixed ones included) and the number of unfixed such items of
+// positive size.
+func (p *binPackProp) possible(s *solver, j int) (pos int64, cand int) {
+	bv := p.bins[j]
+	for i, v := range p.items {
+		sz := p.sizes[i]
+		if sz == 0 || !s.contains(v, bv) {
+			continue
+		}
+		pos += sz
+		if s.lo[v] != s.hi[v] {
+			cand++
+		}
+	}
+	return pos, cand
+}
+
+// filterBin tightens the load of bin j, removes j from the items that no
+// longer fit, and fixes into j the items without which it cannot reach its
+// minimum load.
+func (p *binPackProp) filterBin(s *solver, j int, req []int64) bool {
+	l := p.loads[j]
+	bv := p.bins[j]
+	if !s.setMin(l, req[j]) {
+		return false
+	}
+	if s.revs[p.rSum][2] == 0 {
+		if !s.setMax(l, req[j]) { // every item is fixed
+			return false
+		}
+	} else if s.lo[l] > req[j] {
+		// The bin needs more load: look at the possible load.
+		pos, cand := p.possible(s, j)
+		if pos < s.lo[l] || (cand <= 2 && !s.setMax(l, pos)) {
+			return false
+		}
+		room := pos - s.lo[l]
+		if old := s.revs[p.rRoom][j]; room < old {
+			s.setRev(p.rRoom, j, room)
+			k := sort.Search(len(p.sizeDesc), func(k int) bool { return p.sizeDesc[k] <= old })
+			for ; k < len(p.bySize) && p.sizeDesc[k] > room; k++ {
+				i := p.bySize[k]
+				v := p.items[i]
+				if s.lo[v] != s.hi[v] && s.contains(v, bv) {
+					if !s.fix(v, bv) {
+						return false
+					}
+				}
+			}
+		}
+	}
+	slack := s.hi[l] - req[j]
+	if old := s.revs[p.rSlack][j]; slack < old {
+		s.setRev(p.rSlack, j, slack)
+		// Items with size in (slack, old] may still have j; larger ones
+		// were removed when the slack was old.
+		k := sort.Search(len(p.sizeDesc), func(k int) bool { return p.sizeDesc[k] <= old })
+		for ; k < len(p.bySize) && p.sizeDesc[k] > slack; k++ {
+			i := p.bySize[k]
+			v := p.items[i]
+			if s.lo[v] != s.hi[v] && s.contains(v, bv) {
+				if !s.remove(v, bv) {
+					return false
+				}
+			}
+		}
+	}
+	if p.closed {
+		lo, hi := s.revs[p.rLoadLo], s.revs[p.rLoadHi]
+		sum := s.revs[p.rSum]
+		if dl, dh := s.lo[l]-lo[j], s.hi[l]-hi[j]; dl != 0 || dh != 0 {
+			s.setRev(p.rSum, 0, sum[0]+dl)
+			s.setRev(p.rSum, 1, sum[1]+dh)
+			s.setRev(p.rLoadLo, j, s.lo[l])
+			s.setRev(p.rLoadHi, j, s.hi[l])
+		}
+	}
+	return true
+}
+
+// totalRule: when every item must be packed into a listed bin, the loads
+// sum to the total size. The sums are maintained incrementally; the bins
+// are only visited when the slack is below the largest load span (else no
+// lower bound can rise; upper bounds from the total are left to the
+// possible loads).
+func (p *binPackProp) totalRule(s *solver) bool {
+	sumMin, sumMax := s.revs[p.rSum][0], s.revs[p.rSum][1]
+	if sumMin > p.total || sumMax < p.total {
+		return false
+	}
+	if sumMax-p.total >= p.spanMax {
+		return true
+	}
+	for _, l := range p.loads {
+		lo := s.lo[l]
+		if !s.setMin(l, p.total-(sumMax-s.hi[l])) {
+			return false
+		}
+		sumMin += s.lo[l] - lo
+	}
+	return true
 }
 
 // candidates appends to buf the bin positions j with bins[j] in v's
-// domain. Bitset domains with a dense bin index are scanned word by word,
-// since this loop dominates the solver's time on placement models.
+// domain. Bitset domains with a dense bin index are scanned word by word.
 func (p *binPackProp) candidates(s *solver, v int32, buf []int32) []int32 {
 	buf = buf[:0]
 	if b := s.bits[v]; b != nil && p.dense != nil {
@@ -66,7 +441,8 @@ func (p *binPackProp) candidates(s *solver, v int32, buf []int32) []int32 {
 	return buf
 }
 
-func (p *binPackProp) propagate(s *solver) bool {
+// propagateFull recomputes everything (non-incremental fallback).
+func (p *binPackProp) propagateFull(s *solver) bool {
 	for j := range p.req {
 		p.req[j], p.pos[j] = 0, 0
 	}

@@ -85,6 +85,9 @@ type Stats struct {
 	// (WithName), showing which SQL views drive the search.
 	ConflictsByName  map[string]int64
 	Presolve, Search time.Duration
+	// FirstSolution is the time from the start of Solve to the first
+	// solution (0 if none was found).
+	FirstSolution time.Duration
 }
 
 // HasSolution reports whether the response carries an assignment.

@@ -27,10 +27,15 @@ type searchCtl struct {
 
 	stopFirst    bool // Params.StopAfterFirstSolution
 	useIncumbent bool // solution-guided value choice
+	bestFit      bool // bin-packing value choice: best fit instead of worst fit
 	objDir       []int8
+
+	start         time.Time
+	firstSolution time.Duration
 }
 
-// shouldStop checks the time limit and context every 256 calls.
+// shouldStop checks the time limit and context every 16 calls (a call
+// costs at least one propagation, so the clock is cheap in comparison).
 func (s *solver) shouldStop(c *searchCtl) bool {
 	if c.stopped {
 		return true
@@ -40,7 +45,7 @@ func (s *solver) shouldStop(c *searchCtl) bool {
 		return true
 	}
 	c.tick++
-	if c.tick&255 != 0 {
+	if c.tick&15 != 0 {
 		return false
 	}
 	if !c.deadline.IsZero() && time.Now().After(c.deadline) {
@@ -120,6 +125,9 @@ func (s *solver) dfs(c *searchCtl, base int, conflictLimit int64) dfsResult {
 
 func (s *solver) recordSolution(c *searchCtl) {
 	c.solutions++
+	if c.solutions == 1 {
+		c.firstSolution = time.Since(c.start)
+	}
 	if c.best == nil {
 		c.best = make([]int64, len(s.lo))
 	}
@@ -134,17 +142,21 @@ func (s *solver) recordSolution(c *searchCtl) {
 func (s *solver) choose(c *searchCtl) (decision, bool) {
 	best := int32(-1)
 	var bestScore float64
-	for _, v := range s.branchOn {
-		if s.lo[v] == s.hi[v] {
-			continue
+	start := 0
+	for _, end := range s.tierEnd {
+		for _, v := range s.branchOn[start:end] {
+			if s.lo[v] == s.hi[v] {
+				continue
+			}
+			score := float64(s.size(v)) / float64(s.varWeight[v]+1) / (1 + 10*s.h.prio[v])
+			if best < 0 || score < bestScore || (score == bestScore && s.h.prio[v] > s.h.prio[best]) {
+				best, bestScore = v, score
+			}
 		}
-		if best >= 0 && s.h.defined[v] && !s.h.defined[best] {
-			break // defined variables come last in branchOn
+		if best >= 0 {
+			break
 		}
-		score := float64(s.size(v)) / float64(s.varWeight[v]+1) / (1 + 10*s.h.prio[v])
-		if best < 0 || score < bestScore || (score == bestScore && s.h.prio[v] > s.h.prio[best]) {
-			best, bestScore = v, score
-		}
+		start = end
 	}
 	if best < 0 {
 		for v := range s.lo {
@@ -171,7 +183,7 @@ func (s *solver) chooseValue(c *searchCtl, v int32) decision {
 		return decision{v: v, op: opEq, val: c.hint[v]}
 	}
 	if len(s.h.items[v]) > 0 {
-		if x, ok := s.worstFit(v, c.best == nil); ok {
+		if x, ok := s.worstFit(v, c.bestFit); ok {
 			return decision{v: v, op: opEq, val: x}
 		}
 	}

@@ -26,7 +26,7 @@ func (m *Model) Solve(ctx context.Context, p Params) (*Response, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := &searchCtl{ctx: ctx, nodeLimit: p.NodeLimit, stopFirst: p.StopAfterFirstSolution, conflictsByCon: map[int]int64{},
+	c := &searchCtl{ctx: ctx, start: start, nodeLimit: p.NodeLimit, stopFirst: p.StopAfterFirstSolution, conflictsByCon: map[int]int64{},
 		rng: rand.New(rand.NewPCG(uint64(p.Seed), 0x9e3779b97f4a7c15))}
 	if p.TimeLimit > 0 {
 		c.deadline = start.Add(p.TimeLimit)
@@ -56,7 +56,13 @@ func (m *Model) Solve(ctx context.Context, p Params) (*Response, error) {
 	}
 	st, core := s.run(c, ok, p, &r.Stats, start)
 	r.Status = st
+	if st == Feasible || st == Unknown {
+		// Read the bound at the base level, not at the leaf where the
+		// search stopped (e.g. StopAfterFirstSolution).
+		s.backtrackTo(len(m.assumptions))
+	}
 	r.Stats.Branches, r.Stats.Conflicts, r.Stats.Solutions = c.branches, c.conflicts, c.solutions
+	r.Stats.FirstSolution = c.firstSolution
 	r.Stats.Restarts, r.Stats.LNSRounds, r.Stats.LNSImprovements = c.restarts, c.lnsRounds, c.lnsImpr
 	r.Stats.ConflictsByName = map[string]int64{}
 	for con, n := range c.conflictsByCon {
@@ -146,8 +152,10 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 				break
 			}
 		}
-		// Solution-guided restarts: alternate following the incumbent.
+		// Solution-guided restarts: alternate following the incumbent, and
+		// worst fit (spreads load) with best fit (packs tight instances).
 		c.useIncumbent = c.best != nil && i%2 == 0
+		c.bestFit = i%2 == 1
 	}
 	if c.best != nil {
 		return Feasible, nil

@@ -18,6 +18,15 @@ type propInfo struct {
 	weight   int64   // dom/wdeg failure count
 }
 
+// notifier is a propagator that wants to know which of its variables
+// changed (incremental propagators); pos is its own index for the variable.
+type notifier interface{ notify(pos int32) }
+
+type notifyEnt struct {
+	p   notifier
+	pos int32
+}
+
 type decision struct {
 	v   int32
 	op  uint8 // opEq: v == val, opLe: v <= val, opGe: v >= val
@@ -35,6 +44,7 @@ type solver struct {
 	m      *Model
 	props  []propInfo
 	watch  [][]int32 // var -> propagators
+	notify [][]notifyEnt
 	inQ    []bool
 	queues [2][]int32
 	cur    int32 // propagator running, -1 if none
@@ -60,12 +70,20 @@ type solver struct {
 
 	varWeight []int64 // Σ weights of the propagators on a variable
 	branchOn  []int32 // decision variables, user variables first
+	tierEnd   []int   // ends of the branching tiers in branchOn
+	// decisionVars is the first tier (the decision strategy or the
+	// inferred decision variables), or every user variable; LNS fixes
+	// and relaxes these.
+	decisionVars []int32
 	h         heuristics
 }
 
 func (s *solver) level() int { return len(s.levelStart) }
 
 func (s *solver) onTouch(v int32) {
+	for _, e := range s.notify[v] {
+		e.p.notify(e.pos)
+	}
 	for _, p := range s.watch[v] {
 		if !s.inQ[p] && (p != s.cur || s.props[p].selfWake) {
 			s.inQ[p] = true

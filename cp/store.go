@@ -10,11 +10,18 @@ import "math/bits"
 
 const bitsetSpan = 1 << 12
 
+// valueBitsetSpan is the bitset limit for variables used as values
+// (bin-packing items, all_different members, membership targets): their
+// domains get holes punched one value at a time, which is O(1) on a
+// bitset and O(intervals) with allocation otherwise.
+const valueBitsetSpan = 1 << 20
+
 const (
 	tLo uint8 = iota
 	tHi
 	tWord
 	tIvs
+	tRev // reversible propagator state: revs[v][w] = old
 )
 
 type trailEnt struct {
@@ -31,15 +38,32 @@ type store struct {
 	ivs     [][]interval // interval variables: allowed values (further cut by lo/hi)
 	trail   []trailEnt
 	ivTrail [][]interval
+	revs    [][]int64 // reversible arrays of propagator state
 	touch   func(v int32) // called after every domain change
 }
 
-func (st *store) addVar(d Domain) {
+// newRev allocates a reversible array of n values (restored on backtrack).
+func (st *store) newRev(n int) int32 {
+	st.revs = append(st.revs, make([]int64, n))
+	return int32(len(st.revs) - 1)
+}
+
+// setRev sets revs[id][i] = x, trailing the old value.
+func (st *store) setRev(id int32, i int, x int64) {
+	a := st.revs[id]
+	if a[i] == x {
+		return
+	}
+	st.trail = append(st.trail, trailEnt{v: id, kind: tRev, w: int32(i), old: a[i]})
+	a[i] = x
+}
+
+func (st *store) addVar(d Domain, value bool) {
 	lo, hi := d.Min(), d.Max()
 	st.lo = append(st.lo, lo)
 	st.hi = append(st.hi, hi)
 	st.base = append(st.base, lo)
-	if hi-lo < bitsetSpan {
+	if hi-lo < bitsetSpan || (value && hi-lo < valueBitsetSpan) {
 		w := make([]uint64, (hi-lo)/64+1)
 		for _, iv := range d.ivs {
 			for v := iv.lo; v <= iv.hi; v++ {
@@ -298,6 +322,8 @@ func (st *store) undo(n int) {
 		case tIvs:
 			st.ivs[e.v] = st.ivTrail[e.w]
 			st.ivTrail = st.ivTrail[:e.w]
+		case tRev:
+			st.revs[e.v][e.w] = e.old
 		}
 	}
 	st.trail = st.trail[:n]
