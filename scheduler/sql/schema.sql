@@ -262,12 +262,13 @@ join node n on n.name = d.node_name
 where c.hard = true and n.ready = true and n.unschedulable = false
 group by p.group_name, c.topology_key, d.label_value;
 
--- Pods of each spread group per domain once the decided pods are placed.
+-- Pods of each spread group per domain once the decided pods are placed:
+-- bound before, added by the model.
 create view spread_count as
-select s.group_name, s.topology_key, s.domain, s.max_skew, s.group_size, s.domains,
-  s.bound + (select count(*) from pending_pod q join node_label l
-             on l.label_value = s.domain and l.label_key = s.topology_key and l.node_name = q.node_name
-             where q.group_name = s.group_name) as pods
+select s.group_name, s.topology_key, s.domain, s.max_skew, s.group_size, s.domains, s.bound,
+  (select count(*) from pending_pod q join node_label l
+   on l.label_value = s.domain and l.label_key = s.topology_key and l.node_name = q.node_name
+   where q.group_name = s.group_name) as added
 from spread_domain s;
 
 -- Bound pods of the groups of the pods a model decides, per node.
@@ -277,7 +278,7 @@ from bound_pod b
 where b.group_name in (select p.group_name from pod p join batch_pod on batch_pod.pod_name = p.name)
 group by b.group_name, b.node_name;
 
--- Per node, the load of the pods a model places there (null: none).
+-- Per node that receives pods, what is left once they are placed.
 create view node_load as
 select node_free.node_name,
   node_free.cpu_free - sum(pending_pod.cpu_request) as cpu_spare,

@@ -10,7 +10,8 @@ group by p.group_name, node.name;
 -- @hard_constraint
 create view n1_max_per_node as
 select s.group_name, s.node_name
-from group_node_spare s
-join pending_pod on pending_pod.group_name = s.group_name and pending_pod.node_name = s.node_name
+from pending_pod
+join node on node.name = pending_pod.node_name
+join group_node_spare s on s.group_name = pending_pod.group_name and s.node_name = node.name
 group by s.group_name, s.node_name, s.spare
 having count(*) <= s.spare;

@@ -1,0 +1,412 @@
+// Package scheduler is the brain of a Kubernetes scheduler whose whole
+// policy is SQL (the Weave paper, §3 and §6.1): the cluster state lives in
+// an embedded SQLite database, every policy is a view in sql/policies, and
+// two Weave models decide: the placement model places a batch of pending
+// pods; the preemption model may also evict lower-priority bound pods,
+// across nodes. It uses only Weave's public API.
+package scheduler
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/weavesql/weave"
+	_ "modernc.org/sqlite" // the embedded state database
+)
+
+// Config tunes a Scheduler. The zero value is usable.
+type Config struct {
+	// Name is the scheduler name pods must carry ("" accepts "" and
+	// "default-scheduler").
+	Name string
+	// BatchSize is the most pods per batch (b); 0 means 100. 1 behaves
+	// like kube-scheduler's one pod at a time.
+	BatchSize int
+	// BatchIdle is how long ScheduleBatch waits with no new pending pod
+	// before solving a batch smaller than BatchSize; 0 means 200ms, a
+	// negative value does not wait.
+	BatchIdle time.Duration
+	// Timeout bounds each solve; 0 means 2s. On expiry the best placement
+	// found is used.
+	Timeout time.Duration
+	// Verify makes Weave re-check every solution inside the database
+	// (tests); the scheduler's own check (Check) always runs.
+	Verify bool
+	// Seed and Workers are passed to the solver.
+	Seed    int64
+	Workers int
+}
+
+// Scheduler holds the cluster state (in memory and in SQLite) and the two
+// compiled models. Its methods are safe for concurrent use.
+type Scheduler struct {
+	cfg        Config
+	db         *sql.DB
+	placement  *weave.Model
+	preemption *weave.Model
+
+	mu          sync.Mutex
+	state       *State
+	seq         int64
+	lastPending time.Time
+	wake        chan struct{}
+	// LastStats holds the statistics of the latest solve.
+	lastStats weave.Stats
+}
+
+// New compiles both models, creates the schema in a fresh in-memory SQLite
+// database and connects the models to it.
+func New(cfg Config) (*Scheduler, error) {
+	if cfg.BatchSize <= 0 {
+		cfg.BatchSize = 100
+	}
+	if cfg.BatchIdle == 0 {
+		cfg.BatchIdle = 200 * time.Millisecond
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 2 * time.Second
+	}
+	pl, err := weave.Compile(SchemaSQL(Placement), compileOptions()...)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: placement model: %w", err)
+	}
+	pr, err := weave.Compile(SchemaSQL(Preemption), compileOptions()...)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: preemption model: %w", err)
+	}
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1) // one in-memory database
+	ctx := context.Background()
+	if err := pl.CreateSchema(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := pl.Connect(db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := pr.Connect(db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &Scheduler{cfg: cfg, db: db, placement: pl, preemption: pr, state: NewState(), wake: make(chan struct{}, 1)}, nil
+}
+
+// Close releases the database.
+func (s *Scheduler) Close() error { return s.db.Close() }
+
+// DB returns the state database (read it, do not write it).
+func (s *Scheduler) DB() *sql.DB { return s.db }
+
+// State returns a copy of the scheduler's in-memory state.
+func (s *Scheduler) State() *State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state.Clone()
+}
+
+// LastStats returns Weave's statistics for the latest solve.
+func (s *Scheduler) LastStats() weave.Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastStats
+}
+
+func (s *Scheduler) ours(p *Pod) bool {
+	if s.cfg.Name == "" {
+		return p.SchedulerName == "" || p.SchedulerName == "default-scheduler"
+	}
+	return p.SchedulerName == s.cfg.Name
+}
+
+// UpsertNode adds or replaces a node.
+func (s *Scheduler) UpsertNode(ctx context.Context, n Node) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n = normalizeNode(n)
+	if err := s.exec(ctx, writeNode(n)); err != nil {
+		return err
+	}
+	s.state.Nodes[n.Name] = &n
+	return nil
+}
+
+// DeleteNode removes a node (its pods stay until they are deleted).
+func (s *Scheduler) DeleteNode(ctx context.Context, name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.exec(ctx, deleteNode(name)); err != nil {
+		return err
+	}
+	delete(s.state.Nodes, name)
+	return nil
+}
+
+// UpsertVolume adds or replaces a volume; zone "" means not zonal.
+func (s *Scheduler) UpsertVolume(ctx context.Context, name, zone string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.exec(ctx, []stmt{{"delete from volume where name = ?", []any{name}},
+		{"insert into volume values (?, ?)", []any{name, zone}}}); err != nil {
+		return err
+	}
+	s.state.Volumes[name] = zone
+	return nil
+}
+
+// UpsertPod adds or replaces a pod.
+func (s *Scheduler) UpsertPod(ctx context.Context, p Pod) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.state.Pods[p.Name]
+	if old != nil {
+		p.created = old.created
+	} else {
+		s.seq++
+		p.created = s.seq
+	}
+	p = normalizePod(p)
+	if err := s.exec(ctx, writePod(&p)); err != nil {
+		return err
+	}
+	s.state.Pods[p.Name] = &p
+	if p.NodeName == "" && p.Phase == PhasePending && s.ours(&p) {
+		s.lastPending = time.Now()
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+	}
+	return nil
+}
+
+// DeletePod removes a pod.
+func (s *Scheduler) DeletePod(ctx context.Context, name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.deletePodLocked(ctx, name)
+}
+
+func (s *Scheduler) deletePodLocked(ctx context.Context, name string) error {
+	if err := s.exec(ctx, deletePod(name)); err != nil {
+		return err
+	}
+	delete(s.state.Pods, name)
+	return nil
+}
+
+// SetPhase changes the phase of a pod (the kubelet's report).
+func (s *Scheduler) SetPhase(ctx context.Context, name, phase string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.state.Pods[name]
+	if p == nil {
+		return fmt.Errorf("scheduler: no pod %s", name)
+	}
+	if err := s.exec(ctx, []stmt{{"update pod set phase = ? where name = ?", []any{phase, name}}}); err != nil {
+		return err
+	}
+	p.Phase = phase
+	return nil
+}
+
+// Pending lists the pods waiting for this scheduler in queue order:
+// priority first, then arrival.
+func (s *Scheduler) Pending() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, p := range s.queue() {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func (s *Scheduler) queue() []*Pod {
+	var q []*Pod
+	for _, p := range s.state.Pods {
+		if p.NodeName == "" && p.Phase == PhasePending && s.ours(p) {
+			q = append(q, p)
+		}
+	}
+	sort.Slice(q, func(i, j int) bool {
+		if q[i].Priority != q[j].Priority {
+			return q[i].Priority > q[j].Priority
+		}
+		return q[i].created < q[j].created
+	})
+	return q
+}
+
+// waitBatch blocks until BatchSize pods are pending, or BatchIdle passes
+// with no new pending pod while at least one is.
+func (s *Scheduler) waitBatch(ctx context.Context) error {
+	for {
+		s.mu.Lock()
+		n := len(s.queue())
+		idle := time.Since(s.lastPending)
+		s.mu.Unlock()
+		if n >= s.cfg.BatchSize || (n > 0 && (s.cfg.BatchIdle < 0 || idle >= s.cfg.BatchIdle)) {
+			return nil
+		}
+		wait := s.cfg.BatchIdle - idle
+		if n == 0 || wait <= 0 {
+			wait = s.cfg.BatchIdle
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-s.wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// ScheduleBatch waits for a batch (BatchSize pods, or BatchIdle with no
+// new pending pod), places it with the placement model, checks the
+// placement and records the bindings (the pods are assumed bound). Pods
+// the model leaves without a node are returned as Unschedulable.
+func (s *Scheduler) ScheduleBatch(ctx context.Context) ([]Binding, []Unschedulable, error) {
+	if err := s.waitBatch(ctx); err != nil {
+		return nil, nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.queue()
+	if len(q) > s.cfg.BatchSize {
+		q = q[:s.cfg.BatchSize]
+	}
+	if len(q) == 0 {
+		return nil, nil, nil
+	}
+	placed, _, err := s.solve(ctx, s.placement, q, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.apply(ctx, q, placed, nil)
+}
+
+// Preempt runs the preemption model for the pending pods of the queue (up
+// to BatchSize): they may be placed by evicting bound pods of lower
+// priority, on any node. It maximises the priority-weighted pods placed,
+// then minimises evictions; evicted pods are deleted from the state and
+// returned so that their controller can recreate them.
+func (s *Scheduler) Preempt(ctx context.Context) ([]Binding, []Eviction, []Unschedulable, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.queue()
+	if len(q) > s.cfg.BatchSize {
+		q = q[:s.cfg.BatchSize]
+	}
+	if len(q) == 0 {
+		return nil, nil, nil, nil
+	}
+	top := q[0].Priority
+	var victims []*Pod
+	for _, p := range s.state.Pods {
+		if p.NodeName != "" && live(p) && p.Priority < top {
+			victims = append(victims, p)
+		}
+	}
+	sort.Slice(victims, func(i, j int) bool { return victims[i].Name < victims[j].Name })
+	placed, _, err := s.solve(ctx, s.preemption, q, victims)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var ev []Eviction
+	for _, v := range victims {
+		if placed[v.Name] == "" {
+			ev = append(ev, Eviction{Pod: v.Name, Node: v.NodeName})
+		}
+	}
+	b, u, err := s.apply(ctx, q, placed, ev)
+	return b, ev, u, err
+}
+
+// solve loads the model's pods, solves and returns the node of each (""
+// for none), after the independent check.
+func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*Pod) (map[string]string, *weave.Result, error) {
+	all := append(append([]*Pod(nil), pods...), victims...)
+	if err := s.exec(ctx, loadModelPods(all, victims)); err != nil {
+		return nil, nil, err
+	}
+	res, err := m.Solve(ctx, weave.SolveOptions{Timeout: s.cfg.Timeout, Verify: s.cfg.Verify, Seed: s.cfg.Seed, Workers: s.cfg.Workers, NoExplain: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	s.lastStats = res.Stats
+	if !res.Status.HasSolution() {
+		return nil, res, fmt.Errorf("%w: status %s", ErrNoSolution, res.Status)
+	}
+	placed := map[string]string{}
+	for _, row := range res.Table("pending_pod").Rows {
+		name, _ := row["pod_name"].(string)
+		node, _ := row["node_name"].(string)
+		placed[name] = node
+	}
+	// Independent check: the hard policies, restated in Go, over the
+	// state the solution would produce.
+	after := s.state.Clone()
+	for _, v := range victims {
+		if placed[v.Name] == "" {
+			delete(after.Pods, v.Name)
+		}
+	}
+	for _, p := range pods {
+		c := *after.Pods[p.Name]
+		c.NodeName = placed[p.Name]
+		after.Pods[p.Name] = &c
+	}
+	if err := after.Check(pods); err != nil {
+		return nil, res, fmt.Errorf("%w: %v", ErrCheck, err)
+	}
+	return placed, res, nil
+}
+
+// ErrNoSolution is returned when the solver finds no solution in time.
+var ErrNoSolution = errors.New("scheduler: no solution")
+
+// ErrCheck is returned when a solution fails the scheduler's own check of
+// the hard policies: it is never applied.
+var ErrCheck = errors.New("scheduler: solution rejected by the independent check")
+
+// apply records evictions and bindings in the state.
+func (s *Scheduler) apply(ctx context.Context, pods []*Pod, placed map[string]string, ev []Eviction) ([]Binding, []Unschedulable, error) {
+	for _, e := range ev {
+		if err := s.deletePodLocked(ctx, e.Pod); err != nil {
+			return nil, nil, err
+		}
+	}
+	var bs []Binding
+	var us []Unschedulable
+	var st []stmt
+	for _, p := range pods {
+		n := placed[p.Name]
+		if n == "" {
+			us = append(us, Unschedulable{Pod: p.Name, Reason: "no node satisfies the pod's hard constraints together with the batch"})
+			continue
+		}
+		bs = append(bs, Binding{Pod: p.Name, Node: n})
+		st = append(st, stmt{"update pod set node_name = ? where name = ?", []any{n, p.Name}})
+	}
+	if err := s.exec(ctx, st); err != nil {
+		return nil, nil, err
+	}
+	for _, b := range bs {
+		s.state.Pods[b.Pod].NodeName = b.Node
+	}
+	return bs, us, nil
+}
+
+func live(p *Pod) bool { return p.Phase == PhasePending || p.Phase == PhaseRunning }

@@ -1,0 +1,434 @@
+package scheduler
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// State is the cluster as the scheduler sees it. Check and FeasibleNodes
+// restate the hard policies in plain Go over it: the independent check of
+// every solution, and the reference of the differential tests.
+type State struct {
+	Nodes   map[string]*Node
+	Pods    map[string]*Pod
+	Volumes map[string]string // volume → zone
+}
+
+// NewState returns an empty state.
+func NewState() *State {
+	return &State{Nodes: map[string]*Node{}, Pods: map[string]*Pod{}, Volumes: map[string]string{}}
+}
+
+// Clone copies the state (nodes and pods are copied, not their slices).
+func (s *State) Clone() *State {
+	c := NewState()
+	for k, n := range s.Nodes {
+		x := *n
+		c.Nodes[k] = &x
+	}
+	for k, p := range s.Pods {
+		x := *p
+		c.Pods[k] = &x
+	}
+	for k, v := range s.Volumes {
+		c.Volumes[k] = v
+	}
+	return c
+}
+
+func normalizeNode(n Node) Node {
+	labels := map[string]string{}
+	for k, v := range n.Labels {
+		labels[k] = v
+	}
+	labels[LabelHostname] = n.Name
+	if n.Zone != "" {
+		labels[LabelZone] = n.Zone
+	} else if z, ok := labels[LabelZone]; ok {
+		n.Zone = z
+	}
+	n.Labels = labels
+	return n
+}
+
+func normalizePod(p Pod) Pod {
+	if p.Phase == "" {
+		p.Phase = PhasePending
+	}
+	if p.Namespace == "" {
+		p.Namespace = "default"
+	}
+	if p.Group == "" {
+		p.Group = p.Name
+	}
+	return p
+}
+
+// label returns a node's value for a label key (topology domain).
+func (s *State) label(node, key string) (string, bool) {
+	n := s.Nodes[node]
+	if n == nil {
+		return "", false
+	}
+	v, ok := n.Labels[key]
+	return v, ok
+}
+
+func tolerates(p *Pod, t Taint) bool {
+	for _, o := range p.Tolerations {
+		if o.Effect != "" && o.Effect != t.Effect {
+			continue
+		}
+		if o.Key == "" && o.Operator == "Exists" {
+			return true
+		}
+		if o.Key == t.Key && (o.Operator == "Exists" || o.Value == t.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+func toleratesUnschedulable(p *Pod) bool {
+	for _, o := range p.Tolerations {
+		if o.Key == "node.kubernetes.io/unschedulable" || o.Key == "" && o.Operator == "Exists" {
+			return true
+		}
+	}
+	return false
+}
+
+func requirementHolds(n *Node, r NodeRequirement) bool {
+	v, ok := n.Labels[r.Key]
+	in := false
+	for _, x := range r.Values {
+		in = in || (ok && v == x)
+	}
+	switch r.Operator {
+	case "Exists":
+		return ok
+	case "DoesNotExist":
+		return !ok
+	case "NotIn":
+		return !in
+	}
+	return in
+}
+
+// nodeOK checks the per-node policies of one pod (H1-H4, H7-H13): those
+// that need no other pod.
+func (s *State) nodeOK(p *Pod, n *Node, keep bool) string {
+	switch {
+	case n.NotReady || n.NetworkUnavailable:
+		return "H1 node not ready"
+	case n.MemoryPressure && p.CPU == 0 && p.Memory == 0:
+		return "H2 memory pressure"
+	case n.DiskPressure || n.PIDPressure:
+		return "H3 disk or PID pressure"
+	case n.Unschedulable && !keep && !toleratesUnschedulable(p):
+		return "H4 unschedulable"
+	case p.RequestedNode != "" && p.RequestedNode != n.Name:
+		return "H7 requested another node"
+	}
+	for _, v := range p.Volumes {
+		if z := s.Volumes[v]; z != "" && z != n.Zone {
+			return "H9 volume zone"
+		}
+	}
+	for _, t := range n.Taints {
+		if (t.Effect == "NoSchedule" && !keep || t.Effect == "NoExecute") && !tolerates(p, t) {
+			return "H10/H11 taint " + t.Key
+		}
+	}
+	if keep {
+		return ""
+	}
+	for k, v := range p.NodeSelector {
+		if n.Labels[k] != v {
+			return "H12 node selector"
+		}
+	}
+	if len(p.RequiredNodeAffinity) > 0 {
+		ok := false
+		for _, term := range p.RequiredNodeAffinity {
+			all := true
+			for _, r := range term {
+				all = all && requirementHolds(n, r)
+			}
+			ok = ok || all
+		}
+		if !ok {
+			return "H13 node affinity"
+		}
+	}
+	return ""
+}
+
+func selects(t PodAffinityTerm, ns string, q *Pod) bool {
+	v, ok := q.Labels[t.Key]
+	return q.Namespace == ns && ok && v == t.Value
+}
+
+func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
+
+// sameDomain reports whether two nodes share the domain of a topology key.
+func (s *State) sameDomain(a, b, key string) bool {
+	va, oka := s.label(a, key)
+	vb, okb := s.label(b, key)
+	return oka && okb && va == vb
+}
+
+// Check verifies the hard policies for the pods of a batch, placed as their
+// NodeName says ("" is unplaced), against every other live bound pod.
+func (s *State) Check(batch []*Pod) error {
+	inBatch := map[string]bool{}
+	for _, b := range batch {
+		inBatch[b.Name] = true
+	}
+	var bound, placed []*Pod
+	for _, p := range s.Pods {
+		if p.NodeName != "" && live(p) {
+			if inBatch[p.Name] {
+				placed = append(placed, s.Pods[p.Name])
+			} else {
+				bound = append(bound, p)
+			}
+		}
+	}
+	sort.Slice(placed, func(i, j int) bool { return placed[i].Name < placed[j].Name })
+	var errs []string
+	fail := func(f string, a ...any) { errs = append(errs, fmt.Sprintf(f, a...)) }
+	touched := map[string]bool{}
+	for _, p := range placed {
+		n := s.Nodes[p.NodeName]
+		if n == nil {
+			fail("%s on unknown node %s", p.Name, p.NodeName)
+			continue
+		}
+		touched[n.Name] = true
+		if r := s.nodeOK(p, n, false); r != "" {
+			fail("%s on %s: %s", p.Name, n.Name, r)
+		}
+		if r := s.boundConflicts(p, n.Name, bound); r != "" {
+			fail("%s on %s: %s", p.Name, n.Name, r)
+		}
+	}
+	// H5 capacity and H6 ports on the nodes that receive pods.
+	for name := range touched {
+		n := s.Nodes[name]
+		var cpu, mem, sto, cnt int64
+		ports := map[HostPort]int{}
+		for _, q := range append(append([]*Pod(nil), bound...), placed...) {
+			if q.NodeName != name {
+				continue
+			}
+			cpu, mem, sto, cnt = cpu+q.CPU, mem+q.Memory, sto+q.Storage, cnt+1
+			for _, hp := range q.HostPorts {
+				ports[hp]++
+			}
+		}
+		if cpu > n.CPU || mem > n.Memory || sto > n.Storage || cnt > n.Pods {
+			fail("H5 node %s over capacity: cpu %d/%d memory %d/%d storage %d/%d pods %d/%d", name, cpu, n.CPU, mem, n.Memory, sto, n.Storage, cnt, n.Pods)
+		}
+		for hp, c := range ports {
+			if c > 1 {
+				fail("H6 node %s: host port %v used %d times", name, hp, c)
+			}
+		}
+	}
+	// H14 within the batch: self-selecting anti-affinity terms.
+	for i, a := range placed {
+		for _, b := range placed[i+1:] {
+			for _, t := range a.Affinity {
+				if t.Anti && t.Required && selects(t, a.Namespace, a) && selects(t, a.Namespace, b) && hasTerm(b, t) && s.sameDomain(a.NodeName, b.NodeName, t.TopologyKey) {
+					fail("H14 %s and %s share a %s domain", a.Name, b.Name, t.TopologyKey)
+				}
+			}
+		}
+	}
+	// H14 required affinity.
+	for _, p := range placed {
+		for _, t := range p.Affinity {
+			if t.Anti || !t.Required {
+				continue
+			}
+			okBound, anyBound := false, false
+			for _, q := range bound {
+				if selects(t, p.Namespace, q) {
+					anyBound = true
+					okBound = okBound || s.sameDomain(p.NodeName, q.NodeName, t.TopologyKey)
+				}
+			}
+			okBatch := false
+			if t.TopologyKey == LabelHostname {
+				for _, q := range placed {
+					okBatch = okBatch || q != p && q.Labels[t.Key] == t.Value && q.NodeName == p.NodeName
+				}
+			}
+			exempt := p.Labels[t.Key] == t.Value && !anyBound
+			if !okBound && !okBatch && !exempt {
+				fail("H14 %s on %s: affinity %s=%s unmet", p.Name, p.NodeName, t.Key, t.Value)
+			}
+		}
+	}
+	// H15 service affinity within the batch: one zone per service.
+	zones := map[string]map[string]bool{}
+	for _, p := range placed {
+		if p.Service != "" {
+			if zones[p.Service] == nil {
+				zones[p.Service] = map[string]bool{}
+			}
+			zones[p.Service][s.Nodes[p.NodeName].Zone] = true
+		}
+	}
+	for svc, z := range zones {
+		if len(z) > 1 {
+			fail("H15 service %s placed in %d zones", svc, len(z))
+		}
+	}
+	// N1 at most max_per_node per group and node.
+	limit := map[string]int64{}
+	for _, p := range batch {
+		if p.MaxPerNode > 0 && (limit[p.Group] == 0 || p.MaxPerNode < limit[p.Group]) {
+			limit[p.Group] = p.MaxPerNode
+		}
+	}
+	type gn struct{ g, n string }
+	count := map[gn]int64{}
+	recv := map[gn]bool{}
+	for _, q := range append(append([]*Pod(nil), bound...), placed...) {
+		count[gn{q.Group, q.NodeName}]++
+	}
+	for _, p := range placed {
+		recv[gn{p.Group, p.NodeName}] = true
+	}
+	for k := range recv {
+		if l := limit[k.g]; l > 0 && count[k] > l {
+			fail("N1 group %s has %d pods on %s, limit %d", k.g, count[k], k.n, l)
+		}
+	}
+	errs = append(errs, s.checkSpread(batch, bound, placed)...)
+	if len(errs) > 0 {
+		sort.Strings(errs)
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+func hasTerm(p *Pod, t PodAffinityTerm) bool {
+	for _, u := range p.Affinity {
+		if u.Anti == t.Anti && u.Required == t.Required && u.Key == t.Key && u.Value == t.Value && u.TopologyKey == t.TopologyKey && selects(u, p.Namespace, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// boundConflicts checks a pod on a node against the bound pods: H6 ports
+// are counted per node by Check; here H14 anti-affinity both ways, H15
+// against bound pods of the service.
+func (s *State) boundConflicts(p *Pod, node string, bound []*Pod) string {
+	for _, q := range bound {
+		for _, t := range p.Affinity {
+			if t.Anti && t.Required && selects(t, p.Namespace, q) && s.sameDomain(node, q.NodeName, t.TopologyKey) {
+				return "H14 anti-affinity with bound pod " + q.Name
+			}
+		}
+		for _, t := range q.Affinity {
+			if t.Anti && t.Required && selects(t, q.Namespace, p) && s.sameDomain(node, q.NodeName, t.TopologyKey) {
+				return "H14 bound pod " + q.Name + " is anti-affine to it"
+			}
+		}
+		if p.Service != "" && q.Service == p.Service && s.Nodes[q.NodeName] != nil && s.Nodes[q.NodeName].Zone != s.Nodes[node].Zone {
+			return "H15 service " + p.Service + " lives in another zone"
+		}
+	}
+	return ""
+}
+
+// checkSpread checks N2 (even spreading, max_skew 0) and N3 (maxSkew) for
+// the domains that receive pods of the batch.
+func (s *State) checkSpread(batch, bound, placed []*Pod) []string {
+	var errs []string
+	type gk struct{ g, k string }
+	skew := map[gk]int64{}
+	for _, p := range batch {
+		for _, c := range p.Spread {
+			if !c.Hard {
+				continue
+			}
+			k := gk{p.Group, c.TopologyKey}
+			if old, ok := skew[k]; !ok || c.MaxSkew < old {
+				skew[k] = c.MaxSkew
+			}
+		}
+	}
+	for k, sk := range skew {
+		domains := map[string]int64{}
+		for _, n := range s.Nodes {
+			if v, ok := n.Labels[k.k]; ok && !n.NotReady && !n.Unschedulable {
+				domains[v] += 0
+			}
+		}
+		var size int64
+		for _, q := range s.Pods {
+			if q.Group == k.g && live(q) {
+				size++
+			}
+		}
+		added := map[string]int64{}
+		for _, q := range append(append([]*Pod(nil), bound...), placed...) {
+			if q.Group != k.g {
+				continue
+			}
+			v, ok := s.label(q.NodeName, k.k)
+			if _, valid := domains[v]; !ok || !valid {
+				continue
+			}
+			domains[v]++
+		}
+		for _, p := range placed {
+			if p.Group == k.g {
+				if v, ok := s.label(p.NodeName, k.k); ok {
+					added[v]++
+				}
+			}
+		}
+		lo := int64(1 << 62)
+		for _, c := range domains {
+			lo = min(lo, c)
+		}
+		nd := int64(len(domains))
+		for d, a := range added {
+			if a == 0 {
+				continue
+			}
+			c := domains[d]
+			if sk == 0 && nd > 0 && c > (size+nd-1)/nd {
+				errs = append(errs, fmt.Sprintf("N2 group %s has %d pods in %s %s, limit %d", k.g, c, k.k, d, (size+nd-1)/nd))
+			}
+			if sk > 0 && c-lo > sk {
+				errs = append(errs, fmt.Sprintf("N3 group %s skew %d in %s %s > %d", k.g, c-lo, k.k, d, sk))
+			}
+		}
+	}
+	return errs
+}
+
+// FeasibleNodes is the reference filter for one pod alone: the nodes where
+// it may go given the bound pods, as a plain loop over the state.
+func (s *State) FeasibleNodes(p *Pod) []string {
+	var out []string
+	for name := range s.Nodes {
+		c := s.Clone()
+		q := *p
+		q.NodeName = name
+		c.Pods[q.Name] = &q
+		if c.Check([]*Pod{&q}) == nil {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,121 @@
+package scheduler
+
+// Node is the scheduler's view of a Kubernetes node. Resources are
+// integers: CPU in millicores, memory and ephemeral storage in MiB.
+type Node struct {
+	Name string
+	// Zone is the topology.kubernetes.io/zone label ("" when none).
+	Zone                                      string
+	CPU, Memory, Storage, Pods                int64
+	Unschedulable                             bool
+	NotReady, NetworkUnavailable              bool
+	MemoryPressure, DiskPressure, PIDPressure bool
+	// Labels; kubernetes.io/hostname and the zone label are added.
+	Labels map[string]string
+	Taints []Taint
+	// Images maps image names present on the node to their size in MiB.
+	Images map[string]int64
+}
+
+// Taint is a node taint; Effect is NoSchedule, PreferNoSchedule or NoExecute.
+type Taint struct{ Key, Value, Effect string }
+
+// Toleration tolerates taints: Operator is Equal or Exists; an empty Key
+// with Exists tolerates every taint; an empty Effect matches every effect.
+type Toleration struct{ Key, Operator, Value, Effect string }
+
+// NodeRequirement is one node-selector requirement of an affinity term;
+// Operator is In, NotIn, Exists or DoesNotExist.
+type NodeRequirement struct {
+	Key, Operator string
+	Values        []string
+}
+
+// PreferredNodeTerm is a preferred node-affinity term with its weight.
+type PreferredNodeTerm struct {
+	Weight       int64
+	Requirements []NodeRequirement
+}
+
+// PodAffinityTerm is an inter-pod affinity or anti-affinity term: the pods
+// of the namespace labelled Key=Value within the topology domain of
+// TopologyKey. Required terms are hard; the others are preferred with a
+// weight.
+type PodAffinityTerm struct {
+	Anti, Required bool
+	Weight         int64
+	Key, Value     string
+	TopologyKey    string
+}
+
+// SpreadConstraint spreads the pods of the pod's group over the domains of
+// TopologyKey. MaxSkew 0 asks for even spreading: at most
+// ceil(pods/domains) per domain (policy N2). Hard is DoNotSchedule.
+type SpreadConstraint struct {
+	TopologyKey string
+	MaxSkew     int64
+	Hard        bool
+}
+
+// HostPort is a port a container opens on the host.
+type HostPort struct {
+	Protocol string
+	Port     int64
+}
+
+// Pod phases.
+const (
+	PhasePending   = "Pending"
+	PhaseRunning   = "Running"
+	PhaseSucceeded = "Succeeded"
+	PhaseFailed    = "Failed"
+)
+
+// Well-known label keys.
+const (
+	LabelHostname = "kubernetes.io/hostname"
+	LabelZone     = "topology.kubernetes.io/zone"
+)
+
+// Pod is the scheduler's view of a pod.
+type Pod struct {
+	// Name is unique (namespace/name in Kubernetes).
+	Name, Namespace string
+	SchedulerName   string
+	// Phase defaults to Pending; NodeName is the node it is bound to.
+	Phase, NodeName string
+	// RequestedNode is spec.nodeName.
+	RequestedNode         string
+	CPU, Memory, Storage  int64
+	CPULimit, MemoryLimit int64
+	Priority              int64
+	// Group is the owning controller (replica group); Service the service
+	// whose pods must share a zone (H15), if any.
+	Group, Service string
+	// MaxPerNode limits the pods of Group on one node (0: no limit).
+	MaxPerNode            int64
+	Labels                map[string]string
+	NodeSelector          map[string]string
+	RequiredNodeAffinity  [][]NodeRequirement
+	PreferredNodeAffinity []PreferredNodeTerm
+	Tolerations           []Toleration
+	Affinity              []PodAffinityTerm
+	Spread                []SpreadConstraint
+	HostPorts             []HostPort
+	Volumes               []string
+	Images                []string
+
+	created int64 // arrival order, set by the scheduler
+}
+
+// Binding places a pod on a node.
+type Binding struct{ Pod, Node string }
+
+// Unschedulable is a pod the batch left without a node.
+type Unschedulable struct {
+	Pod    string
+	Reason string
+}
+
+// Eviction is a bound pod the preemption model evicts.
+type Eviction struct{ Pod, Node string }
