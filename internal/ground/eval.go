@@ -1,8 +1,7 @@
 package ground
 
 import (
-	"fmt"
-	"strings"
+	"strconv"
 
 	"github.com/weavesql/weave/cp"
 	"github.com/weavesql/weave/internal/ir"
@@ -210,15 +209,16 @@ func (g *grounder) join(q *ir.Query, outer *tuple) []*tuple {
 	for i, s := range q.From {
 		r := g.source(s, outer)
 		lookup := g.planLookup(q, i, r, byLevel[i])
-		var next []*tuple
+		next := make([]*tuple, 0, len(tuples))
 		for _, t := range tuples {
 			for _, c := range lookup.candidates(g, t, r) {
 				rw := &r.rows[c.row]
-				guard := and(t.guard, rw.guard, c.guard)
+				guard := and2(and2(t.guard, rw.guard), c.guard)
 				if isFalse(guard) {
 					continue
 				}
-				nt := &tuple{rows: make([]*row, n), outer: outer}
+				nt := g.newTuple(n)
+				nt.outer = outer
 				copy(nt.rows, t.rows)
 				nt.rows[i] = rw
 				for _, f := range byLevel[i] {
@@ -245,6 +245,21 @@ func (g *grounder) join(q *ir.Query, outer *tuple) []*tuple {
 	return tuples
 }
 
+// newTuple allocates a tuple of n rows from a chunk: joins make many.
+func (g *grounder) newTuple(n int) *tuple {
+	if len(g.tupleBuf) == 0 {
+		g.tupleBuf = make([]tuple, 1024)
+	}
+	t := &g.tupleBuf[0]
+	g.tupleBuf = g.tupleBuf[1:]
+	if len(g.rowBuf) < n {
+		g.rowBuf = make([]*row, max(4096, n))
+	}
+	t.rows = g.rowBuf[:n:n]
+	g.rowBuf = g.rowBuf[n:]
+	return t
+}
+
 // candidate is a row of the next source and the extra condition under
 // which it joins.
 type candidate struct {
@@ -257,28 +272,55 @@ type lookupPlan struct {
 	used  ir.Expr // the filter the lookup enforces exactly (skipped later)
 	col   int     // indexed column of source i
 	probe ir.Expr // the other side of the equality
-	index map[any][]int
-	byVar bool // probe is a decision variable: enumerate its domain
+	index map[any][]candidate
+	// varIndex indexes a decision column by the values its variables may
+	// take (for a constant probe).
+	varIndex map[int64][]candidate
+	byVar    bool        // probe is a decision variable: enumerate its domain
+	all      []candidate // every row, when there is no index
+	// byCode caches index lookups by string code for the enumeration of
+	// a string variable's domain (codes are dense).
+	byCode [][]candidate
+	coded  []bool
 }
 
 func (p *lookupPlan) candidates(g *grounder, t *tuple, r *rel) []candidate {
-	if p.index == nil {
-		out := make([]candidate, len(r.rows))
-		for i := range r.rows {
-			out[i] = candidate{row: i, guard: fTrue}
+	if p.index == nil && p.varIndex == nil {
+		if p.all == nil {
+			p.all = make([]candidate, len(r.rows))
+			for i := range r.rows {
+				p.all[i] = candidate{row: i, guard: fTrue}
+			}
 		}
-		return out
+		return p.all
 	}
 	v := g.expr(p.probe, scope{t: t})
+	if p.varIndex != nil {
+		// A constant probe against a decision column: the rows whose
+		// variable may take the value, each under "variable = value".
+		if v.k != kConst {
+			return p.scan(g, t, r, v)
+		}
+		switch c := v.c.(type) {
+		case int64:
+			return p.varIndex[c]
+		case string:
+			if code := g.dict.lookup(c); code > 0 {
+				return p.varIndex[code]
+			}
+		case bool:
+			if c {
+				return p.varIndex[1]
+			}
+			return p.varIndex[0]
+		}
+		return nil
+	}
 	if v.k == kConst {
 		if v.c == nil {
 			return nil
 		}
-		var out []candidate
-		for _, ri := range p.index[v.c] {
-			out = append(out, candidate{row: ri, guard: fTrue})
-		}
-		return out
+		return p.index[v.c]
 	}
 	// A decision variable: each value of its domain selects the rows with
 	// that key, under "variable = value".
@@ -295,29 +337,42 @@ func (p *lookupPlan) candidates(g *grounder, t *tuple, r *rel) []candidate {
 	default:
 		return p.scan(g, t, r, v)
 	}
-	var out []candidate
 	dom := g.m.VarDomain(x.Index())
 	if dom.Size() > int64(len(r.rows))*4 {
 		return p.scan(g, t, r, v)
 	}
+	out := make([]candidate, 0, dom.Size())
 	for _, d := range dom.Values() {
-		var key any = d
+		var rows []candidate
 		if v.k == kStr {
 			if d == 0 {
 				continue // NULL matches nothing
 			}
-			key = g.dict.str[d]
+			rows = p.rowsForCode(g, d)
+		} else {
+			rows = p.index[d]
 		}
-		rows := p.index[key]
 		if len(rows) == 0 {
 			continue
 		}
 		l := g.eq(x, d)
-		for _, ri := range rows {
-			out = append(out, candidate{row: ri, guard: l})
+		for _, c := range rows {
+			out = append(out, candidate{row: c.row, guard: l})
 		}
 	}
 	return out
+}
+
+// rowsForCode returns the indexed rows whose key is the string with code d.
+func (p *lookupPlan) rowsForCode(g *grounder, d int64) []candidate {
+	for int64(len(p.byCode)) <= d {
+		p.byCode = append(p.byCode, nil)
+		p.coded = append(p.coded, false)
+	}
+	if !p.coded[d] {
+		p.byCode[d], p.coded[d] = p.index[g.dict.str[d]], true
+	}
+	return p.byCode[d]
 }
 
 // scan is the fallback: every row, with the equality as the condition.
@@ -343,7 +398,7 @@ func (g *grounder) planLookup(q *ir.Query, i int, r *rel, filters []ir.Expr) *lo
 		}
 		for _, side := range [][2]ir.Expr{{b.L, b.R}, {b.R, b.L}} {
 			c, ok := side[0].(*ir.ColRef)
-			if !ok || c.Up != 0 || c.Source != i || !r.constCols[c.Col] {
+			if !ok || c.Up != 0 || c.Source != i {
 				continue
 			}
 			if maxSource(side[1]) >= i {
@@ -352,21 +407,66 @@ func (g *grounder) planLookup(q *ir.Query, i int, r *rel, filters []ir.Expr) *lo
 			if _, isSub := side[1].(*ir.Scalar); isSub {
 				continue
 			}
-			return &lookupPlan{used: f, col: c.Col, probe: side[1], index: g.indexOf(r, c.Col), byVar: side[1].Var()}
+			if r.constCols[c.Col] {
+				return &lookupPlan{used: f, col: c.Col, probe: side[1], index: g.indexOf(r, c.Col), byVar: side[1].Var()}
+			}
+			if !side[1].Var() {
+				if vi := g.varIndexOf(r, c.Col); vi != nil {
+					return &lookupPlan{used: f, col: c.Col, probe: side[1], varIndex: vi}
+				}
+			}
 		}
 	}
 	return &lookupPlan{}
 }
 
-func (g *grounder) indexOf(r *rel, col int) map[any][]int {
+// varIndexOf indexes a column of decision variables by the values they
+// may take: value → the rows whose variable may equal it, each with the
+// form "variable = value". Nil when a cell is not a plain variable.
+func (g *grounder) varIndexOf(r *rel, col int) map[int64][]candidate {
+	k := indexKey{r, col}
+	if ix, ok := g.varIndex[k]; ok {
+		return ix
+	}
+	ix := map[int64][]candidate{}
+	for i, rw := range r.rows {
+		v := rw.vals[col]
+		var x cp.IntVar
+		switch v.k {
+		case kStr:
+			x = v.sv
+		case kInt:
+			var c, off int64
+			var ok bool
+			if x, c, off, ok = v.lin.single(); !ok || c != 1 || off != 0 {
+				g.varIndex[k] = nil
+				return nil
+			}
+		default:
+			g.varIndex[k] = nil
+			return nil
+		}
+		n, nullable := g.nullOf[x]
+		for _, d := range g.m.VarDomain(x.Index()).Values() {
+			if nullable && d == n {
+				continue // NULL matches nothing
+			}
+			ix[d] = append(ix[d], candidate{row: i, guard: g.eq(x, d)})
+		}
+	}
+	g.varIndex[k] = ix
+	return ix
+}
+
+func (g *grounder) indexOf(r *rel, col int) map[any][]candidate {
 	k := indexKey{r, col}
 	if ix, ok := g.index[k]; ok {
 		return ix
 	}
-	ix := map[any][]int{}
+	ix := map[any][]candidate{}
 	for i, rw := range r.rows {
 		if c := rw.vals[col].c; c != nil {
-			ix[c] = append(ix[c], i)
+			ix[c] = append(ix[c], candidate{row: i, guard: fTrue})
 		}
 	}
 	g.index[k] = ix
@@ -437,14 +537,32 @@ func distinct(rows []row) []row {
 }
 
 func constKey(vals []value) (string, bool) {
-	var b strings.Builder
+	var b []byte
 	for _, v := range vals {
 		if v.k != kConst {
 			return "", false
 		}
-		fmt.Fprintf(&b, "%T:%v\x00", v.c, v.c)
+		switch c := v.c.(type) {
+		case nil:
+			b = append(b, 'n')
+		case int64:
+			b = append(b, 'i')
+			b = strconv.AppendInt(b, c, 10)
+		case string:
+			b = append(b, 's')
+			b = strconv.AppendInt(b, int64(len(c)), 10)
+			b = append(b, ':')
+			b = append(b, c...)
+		case bool:
+			if c {
+				b = append(b, 'T')
+			} else {
+				b = append(b, 'F')
+			}
+		}
+		b = append(b, 0)
 	}
-	return b.String(), true
+	return string(b), true
 }
 
 // groups partitions tuples by q's group by expressions. A key over a
@@ -465,7 +583,25 @@ func (g *grounder) groups(q *ir.Query, tuples []*tuple, outer *tuple) []*group {
 		key   []value
 		guard form
 	}
+	// Fast path: a single key that is constant in the tuple (grouping by
+	// the node of a join) needs no enumeration and no string key.
+	var byConst map[any]*group
+	if len(q.GroupBy) == 1 {
+		byConst = map[any]*group{}
+	}
 	for _, t := range tuples {
+		if byConst != nil {
+			if v := g.expr(q.GroupBy[0], scope{t: t}); v.k == kConst {
+				grp := byConst[v.c]
+				if grp == nil {
+					grp = &group{q: q, key: []value{v}, outer: outer}
+					byConst[v.c] = grp
+					order = append(order, grp)
+				}
+				grp.members = append(grp.members, member{t: t, guard: t.guard})
+				continue
+			}
+		}
 		parts := []partial{{guard: t.guard}}
 		for _, e := range q.GroupBy {
 			v := g.expr(e, scope{t: t})
@@ -483,11 +619,21 @@ func (g *grounder) groups(q *ir.Query, tuples []*tuple, outer *tuple) []*group {
 			parts = next
 		}
 		for _, p := range parts {
-			k, _ := constKey(p.key)
-			grp := byKey[k]
+			var grp *group
+			if byConst != nil {
+				grp = byConst[p.key[0].c]
+			} else {
+				k, _ := constKey(p.key)
+				grp = byKey[k]
+			}
 			if grp == nil {
 				grp = &group{q: q, key: p.key, outer: outer}
-				byKey[k] = grp
+				if byConst != nil {
+					byConst[p.key[0].c] = grp
+				} else {
+					k, _ := constKey(p.key)
+					byKey[k] = grp
+				}
 				order = append(order, grp)
 			}
 			grp.members = append(grp.members, member{t: t, guard: p.guard})

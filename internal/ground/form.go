@@ -66,6 +66,19 @@ var (
 func isTrue(f form) bool  { c, ok := f.(fConst); return ok && bool(c) }
 func isFalse(f form) bool { c, ok := f.(fConst); return ok && !bool(c) }
 
+// and2 is and(a, b) without allocating when one side is a constant.
+func and2(a, b form) form {
+	switch {
+	case isTrue(a):
+		return b
+	case isTrue(b):
+		return a
+	case isFalse(a) || isFalse(b):
+		return fFalse
+	}
+	return and(a, b)
+}
+
 func and(fs ...form) form {
 	var out fAnd
 	for _, f := range fs {

@@ -68,14 +68,19 @@ type Grounded struct {
 
 type grounder struct {
 	*Grounded
-	m     *cp.Model
-	opts  Options
-	view  string // view being grounded, for names and errors
-	rels  map[*ir.Query]*rel
-	base  map[string]*rel
-	index map[indexKey]map[any][]int
+	m        *cp.Model
+	opts     Options
+	view     string // view being grounded, for names and errors
+	rels     map[*ir.Query]*rel
+	base     map[string]*rel
+	index    map[indexKey]map[any][]candidate
+	varIndex map[indexKey]map[int64][]candidate
+	tupleBuf []tuple
+	rowBuf   []*row
 	// loads are the bin loads, by items and sizes (see load.go).
-	loads     map[string]*loadSet
+	loads     map[uint64][]*loadSet
+	marks     []int32 // per variable index: stamp of the last binOf that saw it
+	stamp     int32
 	loadOrder []*loadSet
 	loadVars  map[cp.IntVar]bool
 	// origin maps rows of base relations to the table rows they are.
@@ -99,12 +104,13 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		},
 		origin:     map[*row]RowRef{},
 		blameByKey: map[string]*Blame{},
-		loads:      map[string]*loadSet{},
+		loads:      map[uint64][]*loadSet{},
 		loadVars:   map[cp.IntVar]bool{},
 		opts:       opts,
 		rels:       map[*ir.Query]*rel{},
 		base:       map[string]*rel{},
-		index:      map[indexKey]map[any][]int{},
+		index:      map[indexKey]map[any][]candidate{},
+		varIndex:   map[indexKey]map[int64][]candidate{},
 	}
 	g.m = g.Model
 	defer func() {

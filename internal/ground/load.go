@@ -2,8 +2,6 @@ package ground
 
 import (
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/weavesql/weave/cp"
 )
@@ -38,13 +36,22 @@ func (g *grounder) binOf(members []member) *binGroup {
 		return nil
 	}
 	b := &binGroup{items: make([]cp.IntVar, len(members))}
-	seen := make(map[cp.IntVar]bool, len(members))
+	// Distinct variables, checked with a stamp per variable index rather
+	// than a map per group.
+	g.stamp++
 	for i, m := range members {
 		e, ok := m.guard.(fEq)
-		if !ok || e.not || seen[e.x] || i > 0 && e.v != b.v {
+		if !ok || e.not || i > 0 && e.v != b.v {
 			return nil
 		}
-		seen[e.x] = true
+		ix := e.x.Index()
+		for len(g.marks) <= ix {
+			g.marks = append(g.marks, 0)
+		}
+		if g.marks[ix] == g.stamp {
+			return nil
+		}
+		g.marks[ix] = g.stamp
 		b.v = e.v
 		b.items[i] = e.x
 	}
@@ -62,27 +69,36 @@ type loadSet struct {
 // loadFor returns the variable L = Σ sizes_i·[items_i = v], shared by
 // every caller asking for the same items, sizes and bin.
 func (g *grounder) loadFor(v int64, items []cp.IntVar, sizes []int64) cp.IntVar {
-	idx := make([]int, len(items))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.Slice(idx, func(a, b int) bool { return items[idx[a]].Index() < items[idx[b]].Index() })
-	var key strings.Builder
-	sorted := make([]cp.IntVar, len(items))
-	sz := make([]int64, len(items))
+	// Find the load set by a hash of (item, size) pairs, order-free, then
+	// compare exactly: no string key per bin.
+	var h uint64
 	var total int64
-	for k, i := range idx {
-		sorted[k], sz[k] = items[i], sizes[i]
+	for i, x := range items {
+		z := uint64(x.Index())*0x9E3779B97F4A7C15 ^ uint64(sizes[i])*0xC2B2AE3D27D4EB4F
+		z ^= z >> 29
+		h += z * 0xBF58476D1CE4E5B9
 		total += sizes[i]
-		key.WriteString(strconv.Itoa(items[i].Index()))
-		key.WriteByte(':')
-		key.WriteString(strconv.FormatInt(sizes[i], 10))
-		key.WriteByte(',')
 	}
-	ls := g.loads[key.String()]
+	var ls *loadSet
+	for _, cand := range g.loads[h] {
+		if sameItems(cand, items, sizes) {
+			ls = cand
+			break
+		}
+	}
 	if ls == nil {
+		idx := make([]int, len(items))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.Slice(idx, func(a, b int) bool { return items[idx[a]].Index() < items[idx[b]].Index() })
+		sorted := make([]cp.IntVar, len(items))
+		sz := make([]int64, len(items))
+		for k, i := range idx {
+			sorted[k], sz[k] = items[i], sizes[i]
+		}
 		ls = &loadSet{items: sorted, sizes: sz, bins: map[int64]cp.IntVar{}}
-		g.loads[key.String()] = ls
+		g.loads[h] = append(g.loads[h], ls)
 		g.loadOrder = append(g.loadOrder, ls)
 	}
 	if l, ok := ls.bins[v]; ok {
@@ -93,6 +109,21 @@ func (g *grounder) loadFor(v int64, items []cp.IntVar, sizes []int64) cp.IntVar 
 	ls.order = append(ls.order, v)
 	g.loadVars[l] = true
 	return l
+}
+
+// sameItems reports whether a load set is over exactly these items and
+// sizes (in any order).
+func sameItems(ls *loadSet, items []cp.IntVar, sizes []int64) bool {
+	if len(ls.items) != len(items) {
+		return false
+	}
+	for i, x := range items {
+		j := sort.Search(len(ls.items), func(k int) bool { return ls.items[k].Index() >= x.Index() })
+		if j == len(ls.items) || ls.items[j] != x || ls.sizes[j] != sizes[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // presence is the form "some member of the bin group is present".

@@ -3,6 +3,7 @@ package ground
 import (
 	"github.com/weavesql/weave/cp"
 	"github.com/weavesql/weave/internal/ir"
+	"sort"
 )
 
 // hard posts a hard-constraint view: every row of its from clause that the
@@ -13,8 +14,23 @@ func (g *grounder) hard(v *ir.View) {
 	tuples := g.join(q, nil)
 	defer func() { g.assume = nil }()
 	if !q.Aggregate {
+		// The check often reads one source only (the node's conditions):
+		// evaluate it once per row of that source, not once per pair.
+		deps := sourcesRead(q.Check)
+		memo := map[[2]*row]form{}
 		for _, t := range tuples {
-			ct, _ := truth(g.expr(q.Check, scope{t: t}))
+			var ct form
+			key, ok := memoKey(t, deps)
+			if ok {
+				if f, hit := memo[key]; hit {
+					ct = f
+				} else {
+					ct, _ = truth(g.expr(q.Check, scope{t: t}))
+					memo[key] = ct
+				}
+			} else {
+				ct, _ = truth(g.expr(q.Check, scope{t: t}))
+			}
 			if g.opts.Explain && !isTrue(ct) && !isFalse(t.guard) {
 				dec, data := g.rowRefs(t)
 				l := g.assumption(v, dec, dec, data)
@@ -112,4 +128,87 @@ func (g *grounder) soft(v *ir.View) lin {
 		parts = append(parts, g.times(and(rw.guard, neg(null)), l))
 	}
 	return sumLins(parts)
+}
+
+// memoKey keys a check by the rows of the sources it reads (at most two).
+func memoKey(t *tuple, deps []int) ([2]*row, bool) {
+	var k [2]*row
+	if deps == nil || len(deps) > 2 {
+		return k, false
+	}
+	for i, d := range deps {
+		k[i] = t.rows[d]
+	}
+	return k, true
+}
+
+// sourcesRead lists the sources of the query an expression reads (through
+// its subqueries too), or nil when it reads enclosing queries.
+func sourcesRead(e ir.Expr) []int {
+	seen := map[int]bool{}
+	outer := false
+	var walk func(e ir.Expr, depth int)
+	var walkQ func(q *ir.Query, depth int)
+	walk = func(e ir.Expr, depth int) {
+		ir.Inspect(e, func(x ir.Expr) bool {
+			switch x := x.(type) {
+			case *ir.ColRef:
+				switch {
+				case x.Up == depth:
+					seen[x.Source] = true
+				case x.Up > depth:
+					outer = true
+				}
+			case *ir.In:
+				walk(x.X, depth)
+				for _, l := range x.List {
+					walk(l, depth)
+				}
+				if x.Sub != nil {
+					walkQ(x.Sub, depth+1)
+				}
+				return false
+			case *ir.Exists:
+				walkQ(x.Sub, depth+1)
+				return false
+			case *ir.Scalar:
+				walkQ(x.Sub, depth+1)
+				return false
+			}
+			return true
+		})
+	}
+	walkQ = func(q *ir.Query, depth int) {
+		for _, s := range q.From {
+			if s.Kind == ir.FromQuery && s.View == nil && s.Query != nil {
+				walkQ(s.Query, depth+1)
+			}
+		}
+		var all []ir.Expr
+		all = append(all, q.Filters...)
+		all = append(all, q.GroupBy...)
+		all = append(all, q.Having...)
+		if q.Check != nil {
+			all = append(all, q.Check)
+		}
+		for _, o := range q.Select {
+			all = append(all, o.Expr)
+		}
+		for _, a := range q.Constraints {
+			all = append(all, a)
+		}
+		for _, x := range all {
+			walk(x, depth)
+		}
+	}
+	walk(e, 0)
+	if outer {
+		return nil
+	}
+	out := make([]int, 0, len(seen))
+	for s := range seen {
+		out = append(out, s)
+	}
+	sort.Ints(out)
+	return out
 }
