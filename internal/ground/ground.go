@@ -123,6 +123,15 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		}
 	}()
 	g.makeVariables()
+	// The decision cells are what the search branches on; auxiliaries
+	// (loads, min/max targets, reified conditions) follow by propagation.
+	var decisions []cp.IntVar
+	for _, c := range g.Cells() {
+		decisions = append(decisions, c.Var)
+	}
+	if len(decisions) > 0 {
+		g.m.AddDecisionStrategy(decisions)
+	}
 	var objective lin
 	for _, v := range p.Views {
 		if v.Kind != ir.Hard && v.Kind != ir.Soft {
