@@ -33,7 +33,7 @@ func TestExplanationsNameTheViewsAndRows(t *testing.T) {
 				"insert into node values ('n1', 4, false), ('n2', 4, false)",
 				"insert into pod values ('p1', 'a', 3, null), ('p2', 'a', 3, null), ('p3', 'b', 3, null)",
 			},
-			views: map[string][]string{"capacity": {"node name=n1", "node name=n2"}},
+			views: map[string][]string{"capacity": {"node name=n1", "node name=n2", "pod name=p1", "pod name=p2", "pod name=p3"}},
 		},
 		{
 			name: "a node selector matching no node",

@@ -176,3 +176,24 @@ func (g *grounder) groupRefs(grp *group) (decision, data []RowRef) {
 	}
 	return decision, facts
 }
+
+// memberRefs adds to dec the decision rows of a group's members.
+func (g *grounder) memberRefs(grp *group, dec []RowRef) []RowRef {
+	out := append([]RowRef(nil), dec...)
+	for _, m := range grp.members {
+		d, _ := g.rowRefs(m.t)
+		for _, r := range d {
+			dup := false
+			for _, o := range out {
+				if o == r {
+					dup = true
+					break
+				}
+			}
+			if !dup {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}

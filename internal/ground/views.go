@@ -45,7 +45,13 @@ func (g *grounder) hard(v *ir.View) {
 			dec, data := g.groupRefs(grp)
 			// A group is identified by every row its members share (the
 			// node whose capacity it is), plus its key values.
-			l := g.assumption(v, append(append([]RowRef(nil), dec...), data...), dec, data, grp.key...)
+			key := append(append([]RowRef(nil), dec...), data...)
+			// A small group also names its candidate members (the pods
+			// that could go to the node), as a person would.
+			if len(grp.members) <= 8 {
+				dec = g.memberRefs(grp, dec)
+			}
+			l := g.assumption(v, key, dec, data, grp.key...)
 			g.assume = &l
 		}
 		if q.Check != nil {
