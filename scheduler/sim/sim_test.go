@@ -1,0 +1,232 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/weavesql/weave/scheduler"
+)
+
+func newCluster(t testing.TB, b int, timeout time.Duration, verify bool) *Cluster {
+	s, err := scheduler.New(scheduler.Config{BatchSize: b, BatchIdle: -1, Timeout: timeout, Verify: verify})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return New(s)
+}
+
+// TestNginxRedisReplay replays a small nginx+redis workload through the
+// simulator: every pod is placed, redis and nginx replicas of an app never
+// share a node, and every nginx sits next to a redis of its app.
+func TestNginxRedisReplay(t *testing.T) {
+	ctx := context.Background()
+	c := newCluster(t, 20, 5*time.Second, true)
+	if err := c.AddNodes(ctx, "n", 8, 2, scheduler.Node{CPU: 8000, Memory: 16000, Storage: 100000, Pods: 110}); err != nil {
+		t.Fatal(err)
+	}
+	pods := NginxRedis(3, 4, 4)
+	for len(pods) > 0 || len(c.S.Pending()) > 0 {
+		k := min(10, len(pods))
+		for _, p := range pods[:k] {
+			if err := c.Submit(ctx, p, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pods = pods[k:]
+		bs, us, err := c.S.ScheduleBatch(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Apply(ctx, bs, nil); err != nil {
+			t.Fatal(err)
+		}
+		c.Advance(ctx, time.Second)
+		if len(bs) == 0 && len(pods) == 0 {
+			t.Fatalf("stuck with %d unschedulable: %v", len(us), us)
+		}
+	}
+	c.Advance(ctx, 10*time.Second)
+	st := c.S.State()
+	at := map[string]map[string]bool{} // group → nodes
+	for _, p := range st.Pods {
+		if p.Phase != scheduler.PhaseRunning {
+			t.Errorf("%s is %s", p.Name, p.Phase)
+		}
+		if at[p.Group] == nil {
+			at[p.Group] = map[string]bool{}
+		}
+		if at[p.Group][p.NodeName] {
+			t.Errorf("two %s pods on %s", p.Group, p.NodeName)
+		}
+		at[p.Group][p.NodeName] = true
+	}
+	for _, p := range st.Pods {
+		if p.Group[:5] == "nginx" && !at["redis"+p.Group[5:]][p.NodeName] {
+			t.Errorf("%s on %s has no redis of its app", p.Name, p.NodeName)
+		}
+	}
+	if len(st.Pods) != 24 {
+		t.Errorf("%d pods", len(st.Pods))
+	}
+}
+
+// TestLifecycleAndPreemptionReplay: low-priority pods fill the cluster,
+// high-priority pods arrive, the preemption model evicts, the simulator
+// recreates the victims pending, and finished pods free room.
+func TestLifecycleAndPreemptionReplay(t *testing.T) {
+	ctx := context.Background()
+	c := newCluster(t, 10, 5*time.Second, true)
+	c.Recreate = true
+	c.AddNodes(ctx, "n", 3, 1, scheduler.Node{CPU: 4000, Memory: 4000, Storage: 1000, Pods: 110})
+	for i := 0; i < 6; i++ {
+		c.Submit(ctx, scheduler.Pod{Name: fmt.Sprintf("low-%d", i), CPU: 2000, Memory: 100, Priority: 1}, 30*time.Second)
+	}
+	bs, _, err := c.S.ScheduleBatch(ctx)
+	if err != nil || len(bs) != 6 {
+		t.Fatalf("%v %v", bs, err)
+	}
+	c.Apply(ctx, bs, nil)
+	c.Advance(ctx, 6*time.Second)
+	for i := 0; i < 3; i++ {
+		c.Submit(ctx, scheduler.Pod{Name: fmt.Sprintf("high-%d", i), CPU: 2000, Memory: 100, Priority: 3}, 0)
+	}
+	bs, us, err := c.S.ScheduleBatch(ctx)
+	if err != nil || len(bs) != 0 || len(us) != 3 {
+		t.Fatalf("full cluster: %v %v %v", bs, us, err)
+	}
+	bs, ev, us, err := c.S.Preempt(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 3 || len(ev) != 3 || len(us) != 0 {
+		t.Fatalf("preemption: bindings %v evictions %v unschedulable %v", bs, ev, us)
+	}
+	c.Apply(ctx, bs, ev)
+	if got := len(c.S.Pending()); got != 3 {
+		t.Fatalf("%d pending after recreation, want the 3 victims", got)
+	}
+	// The remaining low pods finish; the victims then fit.
+	c.Advance(ctx, 40*time.Second)
+	bs, _, err = c.S.ScheduleBatch(ctx)
+	if err != nil || len(bs) != 3 {
+		t.Fatalf("victims after the low pods finished: %v %v", bs, err)
+	}
+}
+
+func percentile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[min(len(s)-1, int(q*float64(len(s))))]
+}
+
+// BenchmarkBatchLatency: per-batch latency of the placement model with the
+// paper's nginx+redis workload (30 apps; per app 40 redis then 40 nginx on
+// 500 nodes, 20+20 on 50 nodes), b pods submitted before each batch. It
+// reports p50/p95 of the whole batch and Weave's phases.
+func BenchmarkBatchLatency(b *testing.B) {
+	for _, nodes := range []int{50, 500} {
+		for _, bs := range []int{10, 50, 100} {
+			b.Run(fmt.Sprintf("nodes=%d/b=%d", nodes, bs), func(b *testing.B) {
+				ctx := context.Background()
+				per := 20
+				if nodes >= 500 {
+					per = 40
+				}
+				var total, fetch, ground, solve, extract []time.Duration
+				var vars []int
+				var c *Cluster
+				var pods []scheduler.Pod
+				reset := func() {
+					c = newCluster(b, bs, 500*time.Millisecond, false)
+					c.AddNodes(ctx, "n", nodes, 3, scheduler.Node{CPU: 64000, Memory: 256000, Storage: 100000, Pods: 110})
+					pods = NginxRedis(30, per, per)
+				}
+				b.StopTimer()
+				reset()
+				for i := 0; i < b.N; i++ {
+					if len(pods) == 0 {
+						reset()
+					}
+					k := min(bs, len(pods))
+					for _, p := range pods[:k] {
+						c.Submit(ctx, p, 0)
+					}
+					pods = pods[k:]
+					b.StartTimer()
+					t0 := time.Now()
+					_, _, err := c.S.ScheduleBatch(ctx)
+					d := time.Since(t0)
+					b.StopTimer()
+					if err != nil {
+						b.Fatal(err)
+					}
+					st := c.S.LastStats()
+					total = append(total, d)
+					fetch, ground, solve, extract = append(fetch, st.Fetch), append(ground, st.Ground), append(solve, st.Solve), append(extract, st.Extract)
+					vars = append(vars, st.Variables)
+				}
+				ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+				b.ReportMetric(ms(percentile(total, 0.5)), "p50-ms")
+				b.ReportMetric(ms(percentile(total, 0.95)), "p95-ms")
+				b.ReportMetric(ms(percentile(fetch, 0.5)), "fetch-p50-ms")
+				b.ReportMetric(ms(percentile(ground, 0.5)), "ground-p50-ms")
+				b.ReportMetric(ms(percentile(solve, 0.5)), "solve-p50-ms")
+				b.ReportMetric(ms(percentile(extract, 0.5)), "extract-p50-ms")
+				sort.Ints(vars)
+				b.ReportMetric(float64(vars[len(vars)/2]), "vars-p50")
+			})
+		}
+	}
+}
+
+// BenchmarkPlacementQuality: the paper's heterogeneous workload (30 apps ×
+// 10 pods, exponential CPU and memory demands), one pod at a time (b = 1,
+// like kube-scheduler) and in batches of 100, over several seeds: the
+// fraction of pods placed on 20 nodes of 16 cores / 32 GiB (load ≈ 94%).
+func BenchmarkPlacementQuality(b *testing.B) {
+	for _, bs := range []int{1, 100} {
+		b.Run(fmt.Sprintf("b=%d", bs), func(b *testing.B) {
+			ctx := context.Background()
+			var placed, all int
+			full := 0
+			seeds := 0
+			for i := 0; i < b.N; i++ {
+				for seed := int64(1); seed <= 5; seed++ {
+					c := newCluster(b, bs, 2*time.Second, false)
+					c.AddNodes(ctx, "n", 20, 2, scheduler.Node{CPU: 16000, Memory: 32000, Storage: 100000, Pods: 110})
+					pods := Heterogeneous(seed, 30, 10, 1000, 2000)
+					for len(pods) > 0 {
+						k := min(bs, len(pods))
+						for _, p := range pods[:k] {
+							c.Submit(ctx, p, 0)
+						}
+						pods = pods[k:]
+						_, us, err := c.S.ScheduleBatch(ctx)
+						if err != nil {
+							b.Fatal(err)
+						}
+						for _, u := range us { // unschedulable pods leave the queue
+							c.S.DeletePod(ctx, u.Pod)
+						}
+					}
+					n := c.Placed()
+					placed += n
+					all += 300
+					seeds++
+					if n == 300 {
+						full++
+					}
+				}
+			}
+			b.ReportMetric(float64(placed)/float64(all), "placed-frac")
+			b.ReportMetric(float64(full)/float64(seeds), "runs-all-placed")
+		})
+	}
+}
