@@ -174,7 +174,7 @@ func (s *solver) worstFit(v int32, bestFit bool) (int64, bool) {
 	bestVal, found := int64(0), false
 	bestScore := -1e300
 	for x, ok := s.lo[v], true; ok; x, ok = s.next(v, x+1) {
-		score := 1e300
+		score, sum := 1e300, 0.0
 		for _, r := range refs {
 			if !s.h.relevant[r.p] {
 				continue
@@ -186,9 +186,10 @@ func (s *solver) worstFit(v int32, bestFit bool) (int64, bool) {
 			l := r.p.loads[j]
 			rem := float64(s.hi[l]-s.lo[l]-r.p.sizes[r.i]) / s.h.scale[r.p]
 			score = min(score, rem)
+			sum += rem
 		}
 		if bestFit {
-			score = -score
+			score = -sum // least total remaining capacity
 		}
 		if score > bestScore {
 			bestVal, bestScore, found = x, score, true

@@ -62,8 +62,15 @@ func (s *solver) lnsRound(c *searchCtl, st *lnsState, base int) bool {
 	switch kind := st.round % 3; {
 	case kind == 0 && hasBins:
 		// Critical bins first, then random ones.
+		// Every bin at the least remaining capacity must change for a
+		// max-min (or min-max) objective to improve: free them all, and a
+		// few of the next ones.
 		s.rankBins(c, st)
-		crit := min(len(st.binsK), 1+c.rng.IntN(3))
+		crit := 0
+		for crit < len(st.binsK) && st.binsK[crit].rem <= st.binsK[0].rem {
+			crit++
+		}
+		crit = min(len(st.binsK), crit+c.rng.IntN(3))
 		for _, b := range st.binsK[:crit] {
 			freeVal(b.p.bins[b.j])
 		}
@@ -138,7 +145,6 @@ func (s *solver) rankBins(c *searchCtl, st *lnsState) {
 		if !ok || !s.h.relevant[p] {
 			continue
 		}
-		sc := s.h.scale[p]
 		for j, l := range p.loads {
 			used := false
 			for _, v := range p.items {
@@ -150,8 +156,118 @@ func (s *solver) rankBins(c *searchCtl, st *lnsState) {
 			if !used {
 				continue
 			}
-			st.binsK = append(st.binsK, binRank{p, j, float64(s.m.doms[l].Max()-c.best[l]) / sc})
+			st.binsK = append(st.binsK, binRank{p, j, float64(s.rootHi[l] - c.best[l])})
 		}
 	}
 	sort.SliceStable(st.binsK, func(a, b int) bool { return st.binsK[a].rem < st.binsK[b].rem })
+}
+
+// notePartial records the current node's assignment of the decision
+// variables if it fixes more of them than any node of this round.
+func (s *solver) notePartial(c *searchCtl) {
+	n := 0
+	for _, v := range s.decisionVars {
+		if s.lo[v] == s.hi[v] {
+			n++
+		}
+	}
+	if n <= c.roundCount {
+		return
+	}
+	c.roundCount = n
+	for k, v := range s.decisionVars {
+		if s.lo[v] == s.hi[v] {
+			c.roundBest[k] = s.lo[v]
+		} else {
+			c.roundBest[k] = partialUnset
+		}
+	}
+}
+
+// startPartial turns partial-assignment tracking on for a round.
+func (s *solver) startPartial(c *searchCtl) {
+	if c.partial == nil {
+		c.partial = make([]int64, len(s.decisionVars))
+		c.roundBest = make([]int64, len(s.decisionVars))
+		for k := range c.partial {
+			c.partial[k] = partialUnset
+		}
+	}
+	c.roundCount = -1
+}
+
+// endPartial keeps the round's deepest partial assignment if it is at
+// least as deep as the recorded one (sideways moves diversify).
+func (s *solver) endPartial(c *searchCtl) {
+	if c.roundCount >= c.partialCount {
+		copy(c.partial, c.roundBest)
+		c.partialCount = c.roundCount
+	}
+}
+
+// partialRound is LNS before the first solution (for tight packings where
+// no dive succeeds): keep most of the deepest partial assignment, free its
+// unassigned decision variables plus the variables sharing values (bins)
+// with a few random ones, and search that neighbourhood with a small
+// conflict budget. A complete assignment found there is a solution.
+func (s *solver) partialRound(c *searchCtl, st *lnsState, base int) dfsResult {
+	c.lnsRounds++
+	dv := s.decisionVars
+	n := len(dv)
+	if st.free == nil {
+		st.free = make([]bool, len(s.lo))
+	}
+	clear(st.free)
+	cnt := 0
+	for k, v := range dv {
+		if c.partial[k] == partialUnset {
+			st.free[v] = true
+			cnt++
+		}
+	}
+	k := min(cnt+max(int(st.frac*float64(n-cnt))+1, 2), n)
+	for _, j := range c.rng.Perm(n) {
+		if cnt >= k {
+			break
+		}
+		x := c.partial[j]
+		if st.free[dv[j]] {
+			continue
+		}
+		for kk, w := range dv {
+			if !st.free[w] && c.partial[kk] == x {
+				st.free[w] = true
+				cnt++
+			}
+		}
+	}
+	s.pushLevel()
+	s.decisions = append(s.decisions, decision{v: -1})
+	for kk, v := range dv {
+		if !st.free[v] && s.contains(v, c.partial[kk]) {
+			if !s.fix(v, c.partial[kk]) {
+				s.failed = true
+				break
+			}
+		}
+	}
+	s.startPartial(c)
+	savedFit := c.bestFit
+	c.bestFit = c.rng.IntN(4) > 0
+	res := dfsExhausted
+	if s.propagate() {
+		res = s.dfs(c, base+1, int64(50+2*cnt))
+	}
+	c.bestFit = savedFit
+	s.endPartial(c)
+	if c.best == nil {
+		s.backtrackTo(base)
+	}
+	switch res {
+	case dfsExhausted:
+		st.frac = min(st.frac*1.1, 1)
+	case dfsLimit:
+		st.frac = max(st.frac/1.1, 0.02)
+	}
+	return res
 }

@@ -6,8 +6,9 @@ import "sort"
 // for groups of moderate size, checks Hall intervals on bounds (a cheap
 // partial form of Régin's matching-based filtering).
 type allDiffProp struct {
-	vars []int32
-	buf  []int64
+	vars  []int32
+	buf   []int64
+	union []uint64
 }
 
 func (p *allDiffProp) propagate(s *solver) bool {
@@ -48,10 +49,65 @@ func (p *allDiffProp) propagate(s *solver) bool {
 			}
 		}
 	}
+	if !p.pigeonhole(s) {
+		return false
+	}
 	if len(p.vars) <= 16 {
 		return p.hall(s)
 	}
 	return true
+}
+
+// pigeonhole fails when the unfixed variables have fewer values left
+// between them than there are of them (a Hall set of all the variables;
+// e.g. an implied clique of items that cannot share a bin). It only
+// builds the union when no single domain is large enough on its own.
+func (p *allDiffProp) pigeonhole(s *solver) bool {
+	n, lo, hi := int64(0), int64(maxInt64), int64(minInt64)
+	for _, v := range p.vars {
+		if s.lo[v] == s.hi[v] {
+			continue
+		}
+		n++
+		lo, hi = min(lo, s.lo[v]), max(hi, s.hi[v])
+	}
+	if n < 2 || hi-lo+1 >= n && hi-lo >= 1<<16 {
+		return true
+	}
+	if hi-lo+1 < n {
+		return false
+	}
+	for _, v := range p.vars {
+		if s.lo[v] != s.hi[v] && s.size(v) >= n {
+			return true
+		}
+	}
+	words := int((hi-lo)/64 + 1)
+	if cap(p.union) < words {
+		p.union = make([]uint64, words)
+	}
+	u := p.union[:words]
+	clear(u)
+	cnt := int64(0)
+	for _, v := range p.vars {
+		if s.lo[v] == s.hi[v] {
+			continue
+		}
+		for x, ok := s.lo[v], true; ok; x, ok = s.next(v, x+1) {
+			k := x - lo
+			if u[k>>6]&(1<<(k&63)) == 0 {
+				u[k>>6] |= 1 << (k & 63)
+				cnt++
+				if cnt >= n {
+					return true
+				}
+			}
+			if x >= s.hi[v] {
+				break
+			}
+		}
+	}
+	return false
 }
 
 // hall checks every interval [lo_i, hi_j]: more variables than values

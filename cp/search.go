@@ -32,7 +32,17 @@ type searchCtl struct {
 
 	start         time.Time
 	firstSolution time.Duration
+
+	// Before the first solution: the deepest partial assignment of the
+	// decision variables seen (value or partialUnset), for partial LNS.
+	partial      []int64
+	lastConf     int32 // last-conflict variable, -1 if none
+	partialCount int
+	roundBest    []int64
+	roundCount   int
 }
+
+const partialUnset = minInt64
 
 // shouldStop checks the time limit and context every 16 calls (a call
 // costs at least one propagation, so the clock is cheap in comparison).
@@ -76,6 +86,9 @@ func (s *solver) dfs(c *searchCtl, base int, conflictLimit int64) dfsResult {
 			if s.shouldStop(c) {
 				return dfsStopped
 			}
+			if c.partial != nil && c.best == nil {
+				s.notePartial(c)
+			}
 			d, ok := s.choose(c)
 			if !ok {
 				s.recordSolution(c)
@@ -109,6 +122,9 @@ func (s *solver) dfs(c *searchCtl, base int, conflictLimit int64) dfsResult {
 			return dfsExhausted
 		}
 		d := s.decisions[s.level()-1]
+		if c.lastConf < 0 && d.v >= 0 {
+			c.lastConf = d.v // last-conflict reasoning (Lecoutre et al. 2009)
+		}
 		s.backtrackTo(s.level() - 1)
 		s.apply(d, true)
 		if conflictLimit > 0 && c.conflicts-startConf >= conflictLimit {
@@ -140,6 +156,15 @@ func (s *solver) recordSolution(c *searchCtl) {
 // choose picks the next decision: dom/wdeg variable choice among unfixed
 // user variables (any unfixed variable as a fallback), then a value.
 func (s *solver) choose(c *searchCtl) (decision, bool) {
+	// Last-conflict reasoning: keep branching on the variable whose
+	// assignment failed last until it can be assigned, which backjumps to
+	// the decision really responsible for the conflict.
+	if lc := c.lastConf; lc >= 0 {
+		if s.lo[lc] != s.hi[lc] {
+			return s.chooseValue(c, lc), true
+		}
+		c.lastConf = -1
+	}
 	best := int32(-1)
 	var bestScore float64
 	start := 0

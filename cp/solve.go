@@ -26,7 +26,7 @@ func (m *Model) Solve(ctx context.Context, p Params) (*Response, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := &searchCtl{ctx: ctx, start: start, nodeLimit: p.NodeLimit, stopFirst: p.StopAfterFirstSolution, conflictsByCon: map[int]int64{},
+	c := &searchCtl{ctx: ctx, start: start, lastConf: -1, nodeLimit: p.NodeLimit, stopFirst: p.StopAfterFirstSolution, conflictsByCon: map[int]int64{},
 		rng: rand.New(rand.NewPCG(uint64(p.Seed), 0x9e3779b97f4a7c15))}
 	if p.TimeLimit > 0 {
 		c.deadline = start.Add(p.TimeLimit)
@@ -104,7 +104,12 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 		st.Presolve = time.Since(start)
 		return Infeasible, nil
 	}
+	if !s.addImpliedCliques(c.rng) || !s.propagate() {
+		st.Presolve = time.Since(start)
+		return Infeasible, nil
+	}
 	s.presolveStats(st)
+	s.rootHi = append([]int64(nil), s.hi...)
 	st.Presolve = time.Since(start)
 	for i, a := range m.assumptions {
 		s.pushLevel()
@@ -116,9 +121,17 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 	base := len(m.assumptions)
 	lns := &lnsState{frac: 0.2}
 	var i int64
+	plns := &lnsState{frac: 0.1}
+	cliqueObj := int64(maxInt64)
 	for {
 		i++
+		if c.best == nil && !p.DisableLNS && len(s.decisionVars) > 0 {
+			s.startPartial(c)
+		}
 		res := s.dfs(c, base, luby(i)*64)
+		if c.partial != nil && c.best == nil {
+			s.endPartial(c)
+		}
 		switch res {
 		case dfsSolved:
 			return Optimal, nil
@@ -135,6 +148,31 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 			break
 		}
 		c.restarts++
+		if s.impliedUnderBound(c, &cliqueObj) {
+			return Optimal, nil
+		}
+		if c.best == nil && c.partial != nil && c.partialCount > 0 {
+			// No solution yet: repair the deepest partial assignment.
+			budget := c.branches
+			spent := int64(0)
+			for spent < budget && !c.stopped && c.best == nil {
+				b0 := c.branches
+				res := s.partialRound(c, plns, base)
+				spent += c.branches - b0 + 1
+				if c.best != nil {
+					switch {
+					case res == dfsSolved:
+						return Optimal, nil
+					case res == dfsFirst:
+						return Feasible, nil
+					}
+					s.backtrackTo(base)
+				}
+			}
+			if c.stopped {
+				break
+			}
+		}
 		if c.best != nil && s.hasObj && !p.DisableLNS {
 			// Give LNS about three times the effort of the complete search.
 			budget := c.branches * 3
@@ -147,6 +185,9 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 					return Optimal, nil
 				}
 				spent += c.branches - b0 + 1
+				if s.impliedUnderBound(c, &cliqueObj) {
+					return Optimal, nil
+				}
 			}
 			if c.stopped {
 				break
@@ -155,12 +196,30 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 		// Solution-guided restarts: alternate following the incumbent, and
 		// worst fit (spreads load) with best fit (packs tight instances).
 		c.useIncumbent = c.best != nil && i%2 == 0
-		c.bestFit = i%2 == 1
+		c.bestFit = c.best == nil || i%2 == 1
 	}
 	if c.best != nil {
 		return Feasible, nil
 	}
 	return Unknown, nil
+}
+
+// impliedUnderBound re-derives the implied cliques at the base level
+// once the incumbent improved: the objective bound lowers the capacities
+// (e.g. a min spare capacity caps every load), so items that could share
+// a bin before may not any more. It reports true if no better solution
+// exists (the incumbent is optimal).
+func (s *solver) impliedUnderBound(c *searchCtl, last *int64) bool {
+	if c.best == nil || !s.hasObj || c.bestObj >= *last || len(s.h.scale) == 0 {
+		return false
+	}
+	*last = c.bestObj
+	s.objUB = c.bestObj - 1
+	s.enqueue(s.objProp)
+	if !s.propagate() {
+		return true
+	}
+	return !s.addImpliedCliques(c.rng) || !s.propagate()
 }
 
 func (s *solver) presolveStats(st *Stats) {
@@ -212,7 +271,7 @@ func (m *Model) feasibleUnder(ctx context.Context, assumptions []Lit, deadline t
 	if !ok || !s.propagate() {
 		return Infeasible
 	}
-	c := &searchCtl{ctx: ctx, deadline: deadline, conflictsByCon: map[int]int64{}, rng: rand.New(rand.NewPCG(1, 2))}
+	c := &searchCtl{ctx: ctx, deadline: deadline, lastConf: -1, conflictsByCon: map[int]int64{}, rng: rand.New(rand.NewPCG(1, 2))}
 	for _, a := range assumptions {
 		s.pushLevel()
 		s.decisions = append(s.decisions, decision{v: -1})

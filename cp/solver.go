@@ -68,6 +68,8 @@ type solver struct {
 	objProp int32
 	objUB   int64
 
+	implied   int     // implied constraints added by presolve
+	rootHi    []int64 // upper bounds after root propagation (capacities)
 	varWeight []int64 // Σ weights of the propagators on a variable
 	branchOn  []int32 // decision variables, user variables first
 	tierEnd   []int   // ends of the branching tiers in branchOn
@@ -75,7 +77,7 @@ type solver struct {
 	// inferred decision variables), or every user variable; LNS fixes
 	// and relaxes these.
 	decisionVars []int32
-	h         heuristics
+	h            heuristics
 }
 
 func (s *solver) level() int { return len(s.levelStart) }

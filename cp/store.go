@@ -38,7 +38,7 @@ type store struct {
 	ivs     [][]interval // interval variables: allowed values (further cut by lo/hi)
 	trail   []trailEnt
 	ivTrail [][]interval
-	revs    [][]int64 // reversible arrays of propagator state
+	revs    [][]int64     // reversible arrays of propagator state
 	touch   func(v int32) // called after every domain change
 }
 
