@@ -290,11 +290,59 @@ func (s *Scheduler) ScheduleBatch(ctx context.Context) ([]Binding, []Unschedulab
 	if len(q) == 0 {
 		return nil, nil, nil
 	}
-	placed, _, err := s.solve(ctx, s.placement, q, nil)
+	placed, err := s.placeSplit(ctx, q)
 	if err != nil {
 		return nil, nil, err
 	}
 	return s.apply(ctx, q, placed, nil)
+}
+
+// placeSplit solves a batch; when the solver finds no solution within the
+// time limit it solves the two halves in turn (the first half is assumed
+// bound while the second is solved), down to single pods.
+func (s *Scheduler) placeSplit(ctx context.Context, q []*Pod) (map[string]string, error) {
+	placed, _, err := s.solve(ctx, s.placement, q, nil)
+	if !errors.Is(err, ErrNoSolution) || len(q) == 1 {
+		if errors.Is(err, ErrNoSolution) {
+			return map[string]string{}, nil // one pod, no answer in time: unschedulable for now
+		}
+		return placed, err
+	}
+	h := len(q) / 2
+	first, err := s.placeSplit(ctx, q[:h])
+	if err != nil {
+		return nil, err
+	}
+	saved := map[string]string{}
+	for _, p := range q[:h] {
+		saved[p.Name] = s.state.Pods[p.Name].NodeName
+		s.state.Pods[p.Name].NodeName = first[p.Name]
+	}
+	// The second half sees the first as bound, in the database too.
+	var st, undo []stmt
+	for _, p := range q[:h] {
+		if n := first[p.Name]; n != "" {
+			st = append(st, stmt{"update pod set node_name = ? where name = ?", []any{n, p.Name}})
+			undo = append(undo, stmt{"update pod set node_name = null where name = ?", []any{p.Name}})
+		}
+	}
+	if err := s.exec(ctx, st); err != nil {
+		return nil, err
+	}
+	second, err := s.placeSplit(ctx, q[h:])
+	for _, p := range q[:h] {
+		s.state.Pods[p.Name].NodeName = saved[p.Name]
+	}
+	if uerr := s.exec(ctx, undo); err == nil {
+		err = uerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range second {
+		first[k] = v
+	}
+	return first, nil
 }
 
 // Preempt runs the preemption model for the pending pods of the queue (up

@@ -124,7 +124,7 @@ func NginxRedis(apps, redis, nginx int) []scheduler.Pod {
 		web := fmt.Sprintf("nginx-%d", a)
 		for i := 0; i < redis; i++ {
 			out = append(out, scheduler.Pod{Name: fmt.Sprintf("%s-%d", cache, i), Group: cache,
-				Labels: map[string]string{"app": cache},
+				Labels:   map[string]string{"app": cache},
 				Affinity: []scheduler.PodAffinityTerm{{Anti: true, Required: true, Key: "app", Value: cache, TopologyKey: scheduler.LabelHostname}}})
 		}
 		for i := 0; i < nginx; i++ {
