@@ -90,6 +90,18 @@ func newSolver(m *Model, withObjective bool) (s *solver, ok bool) {
 		ev := litVars(enf)
 		switch c.Kind {
 		case KindLinear:
+			if len(c.Vars) == 1 && len(enf) == 0 {
+				// Presolve: a unary constraint is a domain cut, not a
+				// propagator (e.g. capacities bounding loads).
+				x, k := c.Vars[0].idx, c.Coeffs[0]
+				lo, hi := c.Lo, c.Hi
+				if k < 0 {
+					k, lo, hi = -k, -hi, -lo
+				}
+				ok = ok && s.setMin(x, ceilDiv(lo, k)) && s.setMax(x, floorDiv(hi, k))
+				s.folded++
+				continue
+			}
 			vars := varIdx(c.Vars)
 			s.addProp(&linearProp{vars: vars, coeffs: c.Coeffs, lo: c.Lo, hi: c.Hi, enf: enf}, append(vars, ev...), 0, false, ci)
 		case KindNotEqual:

@@ -2,9 +2,23 @@
 // builder (integer and Boolean variables with domains, linear constraints
 // with enforcement literals, all_different, element, table, membership,
 // bin packing, min/max, an objective) and an in-process engine
-// (propagation with a trail, dom/wdeg search with Luby restarts,
-// branch-and-bound, solution-guided value choice and large-neighbourhood
-// search).
+// (propagation with a trail, dom/wdeg search with Luby restarts and
+// last-conflict reasoning, branch-and-bound, solution-guided value choice
+// and large-neighbourhood search).
+//
+// Search branches first on the decision variables: those given to
+// AddDecisionStrategy, or else the inferred ones (bin-packing items,
+// all_different members, element indices); auxiliary variables come last
+// and are usually fixed by propagation. Bin-packing items take the bin
+// that keeps the most capacity on the objective-related resources (worst
+// fit; best fit while no solution is known or on alternate restarts).
+// The bin-packing propagator is incremental (thousands of bins are
+// cheap). Presolve folds unary constraints into domains and derives
+// implied all_different constraints over items that pairwise cannot
+// share a bin, again under the objective bound whenever the incumbent
+// improves, which proves tight packings infeasible or optimal. LNS
+// relaxes the bins at the bottleneck of the objective plus random ones;
+// before any solution it repairs the deepest partial assignment.
 //
 // Building a model never panics: the first error (foreign variable, empty
 // domain, overflow, bad argument) is kept on the Model, every later builder

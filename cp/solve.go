@@ -250,6 +250,20 @@ func (s *solver) presolveStats(st *Stats) {
 				open = open || !s.fixed(x.idx)
 			}
 		}
+		switch {
+		case len(c.Enforcement) > 0:
+		case c.Kind == KindMembership || c.Kind == KindNonMembership:
+			open = false // a root domain cut
+		case c.Kind == KindLinear:
+			var mn, mx int64
+			for k, x := range c.Vars {
+				a, b := c.Coeffs[k]*s.lo[x.idx], c.Coeffs[k]*s.hi[x.idx]
+				mn, mx = mn+min(a, b), mx+max(a, b)
+			}
+			if mn >= c.Lo && mx <= c.Hi {
+				open = false // entailed (unary ones are folded into domains)
+			}
+		}
 		if c.Kind == KindElement || c.Kind == KindVarElement || c.Kind == KindMinEquality || c.Kind == KindMaxEquality {
 			open = open || !s.fixed(c.Target.idx)
 			if c.Kind != KindMinEquality && c.Kind != KindMaxEquality {

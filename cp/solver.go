@@ -69,6 +69,7 @@ type solver struct {
 	objUB   int64
 
 	implied   int     // implied constraints added by presolve
+	folded    int     // unary constraints folded into domains
 	rootHi    []int64 // upper bounds after root propagation (capacities)
 	varWeight []int64 // Σ weights of the propagators on a variable
 	branchOn  []int32 // decision variables, user variables first
