@@ -29,6 +29,9 @@ type Backend struct {
 	Path string
 	// ExtraArgs are appended to the minizinc command line.
 	ExtraArgs []string
+	// Style is the emission style; the zero value is Optimized. Naive
+	// reproduces the paper's unoptimised MiniZinc (see Style).
+	Style Style
 }
 
 // ErrOutOfRange is returned when a model holds values that Gecode's 32-bit
@@ -92,7 +95,7 @@ func (b Backend) Solve(ctx context.Context, m *cp.Model, p cp.Params) (*cp.Respo
 			return &cp.Response{Status: cp.ModelInvalid}, err
 		}
 	}
-	src, err := Emit(m)
+	e, src, err := emit(m, b.Style)
 	if err != nil {
 		return &cp.Response{Status: cp.ModelInvalid}, err
 	}
@@ -110,9 +113,10 @@ func (b Backend) Solve(ctx context.Context, m *cp.Model, p cp.Params) (*cp.Respo
 	}
 	args = append(args, b.ExtraArgs...)
 	out, runErr := b.run(ctx, src, args)
-	res, perr := parseOutput(out, "", m.NumVars())
+	res, perr := parseOutput(out, "", m.NumVars(), e.skip)
 	resp := &cp.Response{Status: cp.Unknown}
 	if res.values != nil {
+		e.complete(res.values)
 		resp = m.NewResponseFromValues(res.values)
 		resp.Status = cp.Feasible
 		if res.complete || !hasObj {
@@ -200,9 +204,16 @@ var assignRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_]*) = (-?[0-9]+);$`)
 // parseOutput reads dzn output: assignments "x<i> = v;" (the variable
 // names carrying prefix), solution separators and status lines. A
 // solution counts only once its separator ---------- is read, and must
-// assign all n variables.
-func parseOutput(out procOutput, prefix string, n int) (result, error) {
+// assign all n variables but those marked in skip (nil: none), which
+// were not declared.
+func parseOutput(out procOutput, prefix string, n int, skip []bool) (result, error) {
 	var r result
+	want := n
+	for _, s := range skip {
+		if s {
+			want--
+		}
+	}
 	cur := make([]int64, n)
 	seen := make([]bool, n)
 	nseen := 0
@@ -213,8 +224,8 @@ func parseOutput(out procOutput, prefix string, n int) (result, error) {
 		line := strings.TrimSpace(sc.Text())
 		switch {
 		case line == "----------":
-			if nseen != n {
-				perr = fmt.Errorf("solution assigns %d of %d variables", nseen, n)
+			if nseen != want {
+				perr = fmt.Errorf("solution assigns %d of %d variables", nseen, want)
 			} else {
 				r.values = append([]int64(nil), cur...)
 			}
@@ -234,7 +245,7 @@ func parseOutput(out procOutput, prefix string, n int) (result, error) {
 				continue
 			}
 			i, err := strconv.Atoi(g[1][len(prefix)+1:])
-			if err != nil || i < 0 || i >= n {
+			if err != nil || i < 0 || i >= n || (skip != nil && skip[i]) {
 				continue
 			}
 			v, err := strconv.ParseInt(g[2], 10, 64)

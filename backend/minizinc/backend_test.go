@@ -12,9 +12,9 @@ import (
 	"github.com/weavesql/weave/cp"
 )
 
-// TestEmitEveryKind checks the translation of each constraint kind on a
-// hand-built model, and that Gecode solves it to the optimum cp finds.
-func TestEmitEveryKind(t *testing.T) {
+// everyKindModel uses every constraint kind.
+func everyKindModel(t *testing.T) *cp.Model {
+	t.Helper()
 	m := cp.NewModel()
 	x := m.NewIntVarFromDomain(cp.DomainFromValues(-3, -1, 2, 5), "x")
 	y := m.NewIntVar(-2, 3, "y")
@@ -45,30 +45,103 @@ func TestEmitEveryKind(t *testing.T) {
 	if err := m.Err(); err != nil {
 		t.Fatal(err)
 	}
-	src, err := Emit(m)
+	return m
+}
+
+// TestEmitEveryKind checks the translation of each constraint kind on a
+// hand-built model, and that Gecode solves it to the optimum cp finds.
+func TestEmitEveryKind(t *testing.T) {
+	m := everyKindModel(t)
+	src, err := Emit(m, Optimized)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
 		"var {-3,-1,2,5}: x0;", "((x3 = 1) /\\ (x4 = 1)) -> (-4 <= 2*x0 - x1 /\\ 2*x0 - x1 <= 6)",
-		"x0 + x1 != 1", "alldifferent([x0, x1, x2])", "x0 = array1d(0..2, [5, -3, 2])[x2]",
-		"table([x1, x2], array2d(1..3, 1..2, [1, 0, -1, 2, 3, 1]))", "x1 in {-1,1,3}", "not (x0 in {-3})",
+		"x0 + x1 != 1", "all_different_int([x0, x1, x2])", "x0 = array1d(0..2, [5, -3, 2])[x2]",
+		"table_int([x1, x2], array2d(1..3, 1..2, [1, 0, -1, 2, 3, 1]))", "x1 in {-1,1,3}", "not (x0 in {-3})",
 		"bin_packing_load(array1d(0..1, [x12, x13]), [x10, x11], [3, 2])",
 		"x13 = 1*bool2int(x10 = 1) + 2*bool2int(x2 = 1) /\\ x12 = 1*bool2int(x10 = 0) + 2*bool2int(x2 = 0)",
 		"x13 = 4*bool2int(x1 = 3)", "x14 = min([x0, x1 + 1])", "((x3 = 0)) -> (x14 = max([-x2 - 1, -8]))",
 		"(x4 = 1) <-> (x2 = 1)", "(x5 = 1) <-> (x1 <= 0)", "solve maximize x0 + 2*x14 + x12;", "constraint (x15 = 1); % assumption",
-		"include \"alldifferent.mzn\";", "include \"table.mzn\";", "include \"bin_packing_load.mzn\";",
+		"include \"all_different_int.mzn\";", "include \"table_int.mzn\";", "include \"bin_packing_load.mzn\";",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("missing %q in\n%s", want, src)
 		}
 	}
+	solveBoth(t, m, Optimized, src)
+}
+
+// TestEmitNaive checks the Naive style on the same model: filtered sums
+// over encoding literals, per-bin filtered sums, pairwise all_different,
+// and the same optimum.
+func TestEmitNaive(t *testing.T) {
+	m := everyKindModel(t)
+	src, err := Emit(m, Naive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		// x0 == 2 is used in at_most_one: kept, with its channelling.
+		"var 0..1: x7; % x==2", "(x7 = 1) <-> (x0 = 2)",
+		"let { array[1..3] of var int: X = [x0, x1, x2] } in forall(i, j in 1..3 where i < j)(X[i] != X[j])",
+		"let { array[1..2] of var int: X = [x10, x11]; array[1..2] of int: S = [3, 2] } in (x13 = sum([S[i] | i in 1..2 where X[i] == 1]) /\\ x12 = sum([S[i] | i in 1..2 where X[i] == 0]))",
+		"solve maximize x0 + 2*x14 + x12;",
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("missing %q in\n%s", want, src)
+		}
+	}
+	for _, not := range []string{"alldifferent", "all_different_int", "bin_packing_load", "bool2int"} {
+		if strings.Contains(src, not) {
+			t.Errorf("naive emission uses %s:\n%s", not, src)
+		}
+	}
+
+	// A linear constraint and an objective over literals used nowhere
+	// else: the literals are not declared, their sums filter on x.
+	m = cp.NewModel()
+	var xs []cp.IntVar
+	var eq, le cp.LinearExpr
+	for i := 0; i < 4; i++ {
+		x := m.NewIntVar(0, 5, "x")
+		xs = append(xs, x)
+		eq.Vars, eq.Coeffs = append(eq.Vars, m.EqLit(x, 3).Var()), append(eq.Coeffs, int64(i+1))
+		le.Vars, le.Coeffs = append(le.Vars, m.LeLit(x, 1).Var()), append(le.Coeffs, 1)
+	}
+	m.AddLinear(eq, 3, 6)
+	le.Vars, le.Coeffs = append(le.Vars, xs[0]), append(le.Coeffs, 2)
+	m.Maximize(le)
+	src, err = Emit(m, Naive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"constraint 3 <= (let { array[1..4] of var int: X = [x0, x3, x6, x9]; array[1..4] of int: C = [1, 2, 3, 4] } in sum([C[i] | i in 1..4 where X[i] == 3]))",
+		"solve maximize 2*x0 + (let { array[1..4] of var int: X = [x0, x3, x6, x9] } in sum([1 | i in 1..4 where X[i] <= 1]));",
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("missing %q in\n%s", want, src)
+		}
+	}
+	if strings.Contains(src, "x1;") || strings.Contains(src, "<->") {
+		t.Errorf("literals declared:\n%s", src)
+	}
+	solveBoth(t, m, Naive, src)
+	solveBoth(t, everyKindModel(t), Naive, "")
+}
+
+// solveBoth solves m with cp and with Gecode in the given style and
+// checks they agree on status and objective.
+func solveBoth(t *testing.T, m *cp.Model, style Style, src string) {
+	t.Helper()
 	mzntest.Require(t)
 	want, err := m.Solve(context.Background(), cp.Params{TimeLimit: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Backend{}.Solve(context.Background(), m, cp.Params{TimeLimit: 10 * time.Second})
+	got, err := Backend{Style: style}.Solve(context.Background(), m, cp.Params{TimeLimit: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +212,7 @@ func TestBackendStatuses(t *testing.T) {
 func TestFlatten(t *testing.T) {
 	mzntest.Require(t)
 	m, _ := maxMinModel(10, 4, 3, 1)
-	src, err := Emit(m)
+	src, err := Emit(m, Optimized)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +235,7 @@ func TestRegressions(t *testing.T) {
 	for name, build := range regressions {
 		t.Run(name, func(t *testing.T) {
 			m, note := build()
-			src, err := Emit(m)
+			src, err := Emit(m, Optimized)
 			if err != nil {
 				t.Fatal(err)
 			}

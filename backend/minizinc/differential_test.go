@@ -17,7 +17,7 @@ import (
 )
 
 var (
-	flagModels = flag.Int("models", 0, "differential test: number of random models (0: 3000, 600 with -short)")
+	flagModels = flag.Int("models", 0, "differential test: number of random models (0: 3000, 600 with -short; Naive style 600, 200)")
 	flagSeed   = flag.Uint64("seed", 1, "differential test: first seed")
 )
 
@@ -44,16 +44,31 @@ var (
 // member through Backend.Solve, and a sample of every run is also solved
 // through Backend.Solve, the path weave uses.
 func TestDifferential(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 600
+	}
+	differential(t, Optimized, n)
+}
+
+// TestDifferentialNaive runs the differential test on the Naive emission
+// style, on fewer models (its sums and pairwise disequalities flatten to
+// larger FlatZinc).
+func TestDifferentialNaive(t *testing.T) {
+	n := 600
+	if testing.Short() {
+		n = 200
+	}
+	differential(t, Naive, n)
+}
+
+func differential(t *testing.T, style Style, n int) {
 	mzntest.Require(t)
-	n := *flagModels
-	if n == 0 {
-		n = 3000
-		if testing.Short() {
-			n = 600
-		}
+	if *flagModels != 0 {
+		n = *flagModels
 	}
 	start := time.Now()
-	d := &diffRun{t: t}
+	d := &diffRun{t: t, style: style}
 	models := make([]*diffModel, 0, n)
 	for s := *flagSeed; len(models) < n; s++ {
 		m := genModel(s)
@@ -110,8 +125,8 @@ func TestDifferential(t *testing.T) {
 	for _, dm := range models {
 		counts[dm.cp.Status.String()]++
 	}
-	t.Logf("compared %d models (cp: %v) with Gecode in %d batched and %d single minizinc runs (%d retried singly); %v (cp %v, batches %v, singles %v)",
-		len(models), counts, len(jobs), len(single), len(retry), time.Since(start).Round(time.Millisecond),
+	t.Logf("%s style: compared %d models (cp: %v) with Gecode in %d batched and %d single minizinc runs (%d retried singly); %v (cp %v, batches %v, singles %v)",
+		style, len(models), counts, len(jobs), len(single), len(retry), time.Since(start).Round(time.Millisecond),
 		cpTime.Round(time.Millisecond), batchTime.Round(time.Millisecond), singleTime.Round(time.Millisecond))
 	if len(d.unproven) > 0 {
 		sort.Strings(d.unproven)
@@ -130,6 +145,7 @@ type diffModel struct {
 
 type diffRun struct {
 	t             *testing.T
+	style         Style
 	mu            sync.Mutex
 	disagreements int
 	unproven      []string // cp Feasible where Gecode proved the optimum
@@ -151,7 +167,7 @@ func (d *diffRun) fail(dm *diffModel, format string, args ...any) {
 	if d.disagreements > 10 {
 		return
 	}
-	src, _ := Emit(dm.m)
+	src, _ := Emit(dm.m, d.style)
 	d.t.Errorf("seed %d: %s\ncp: %v obj %d\n%s", dm.seed, fmt.Sprintf(format, args...), dm.cp.Status, dm.cp.Objective, src)
 }
 
@@ -219,7 +235,7 @@ func (d *diffRun) compare(dm *diffModel, g *cp.Response, gecodeOptimal bool) {
 }
 
 func (d *diffRun) single(dm *diffModel) {
-	g, err := Backend{}.Solve(context.Background(), dm.m, cp.Params{TimeLimit: 20 * time.Second, Seed: 1})
+	g, err := Backend{Style: d.style}.Solve(context.Background(), dm.m, cp.Params{TimeLimit: 20 * time.Second, Seed: 1})
 	if err != nil {
 		d.fail(dm, "backend: %v", err)
 		return
@@ -240,8 +256,10 @@ func (d *diffRun) batchSat(ms []*diffModel) []*diffModel {
 	var decls, cons strings.Builder
 	inc := map[string]bool{}
 	var search []string
+	es := make([]*emitter, len(ms))
 	for k, dm := range ms {
-		e := newEmitter(dm.m, prefix(k), "")
+		e := newEmitter(dm.m, prefix(k), "", d.style)
+		es[k] = e
 		e.decls(&decls)
 		if err := e.constraints(&cons); err != nil {
 			d.fail(dm, "emit: %v", err)
@@ -260,9 +278,11 @@ func (d *diffRun) batchSat(ms []*diffModel) []*diffModel {
 			}
 			search = append(search, fmt.Sprintf("int_search([%s], input_order, %s, complete)", o, val))
 		}
-		vs := make([]string, dm.m.NumVars())
-		for i := range vs {
-			vs[i] = e.v(i)
+		var vs []string
+		for i := 0; i < dm.m.NumVars(); i++ {
+			if !e.omitted(i) {
+				vs = append(vs, e.v(i))
+			}
 		}
 		search = append(search, fmt.Sprintf("int_search([%s], input_order, indomain_min, complete)", strings.Join(vs, ", ")))
 	}
@@ -276,10 +296,11 @@ func (d *diffRun) batchSat(ms []*diffModel) []*diffModel {
 		return ms
 	}
 	for k, dm := range ms {
-		r, perr := parseOutput(out, prefix(k), dm.m.NumVars())
+		r, perr := parseOutput(out, prefix(k), dm.m.NumVars(), es[k].skip)
 		if perr != nil || r.values == nil {
 			return ms
 		}
+		es[k].complete(r.values)
 		g := dm.m.NewResponseFromValues(r.values)
 		g.Status = cp.Optimal
 		d.compare(dm, g, true)
@@ -295,10 +316,12 @@ func (d *diffRun) batchUnsat(ms []*diffModel) []*diffModel {
 	fmt.Fprintf(&b, "var 1..%d: sel;\n", len(ms))
 	for k, dm := range ms {
 		guard := fmt.Sprintf("(sel = %d)", k+1)
-		e := newEmitter(dm.m, prefix(k), guard)
+		e := newEmitter(dm.m, prefix(k), guard, d.style)
 		e.decls(&b)
 		for i := 0; i < dm.m.NumVars(); i++ {
-			fmt.Fprintf(&b, "constraint %s \\/ %s = %d;\n", guard, e.v(i), dm.m.VarDomain(i).Min())
+			if !e.omitted(i) {
+				fmt.Fprintf(&b, "constraint %s \\/ %s = %d;\n", guard, e.v(i), dm.m.VarDomain(i).Min())
+			}
 		}
 		if err := e.constraints(&b); err != nil {
 			d.fail(dm, "emit: %v", err)
@@ -317,7 +340,7 @@ func (d *diffRun) batchUnsat(ms []*diffModel) []*diffModel {
 		}
 		return ms
 	}
-	r, _ := parseOutput(out, "", 0)
+	r, _ := parseOutput(out, "", 0, nil)
 	if r.unsat {
 		return nil // every member infeasible, as cp says
 	}

@@ -24,11 +24,18 @@ import (
 //   - bool_or, bool_and: disjunction and conjunction of the literals;
 //     at_most_one, exactly_one: the sum of the literals (as 0/1 terms)
 //     <= 1 or = 1;
-//   - all_different: alldifferent;
+//   - all_different: all_different_int, which Gecode's library maps to its
+//     propagator (alldifferent would be decomposed into pairwise
+//     disequalities by Debian's minizinc 2.6.4, whose Gecode library
+//     predates the fzn_ names); alldifferent under a guard, which has no
+//     reified Gecode version;
 //   - element and var_element: array1d(0..n-1, ...)[index], keeping cp's
 //     0-based index (an index outside 0..n-1 is excluded by MiniZinc's
 //     relational semantics, as in cp);
-//   - table: table with an array2d of the tuples (false when empty);
+//   - table: table_int with an array2d of the tuples (false when empty),
+//     Gecode's extensional propagator (table is decomposed by the same
+//     package), or table when a variable occurs twice, which that
+//     propagator gets wrong;
 //   - membership, non_membership: x in {...} and its negation;
 //   - bin_packing: bin_packing_load when the bins are a permutation of a
 //     contiguous range lo..hi and every item's domain lies in that range
@@ -44,15 +51,63 @@ import (
 // The objective becomes solve minimize/maximize; hints are written as
 // comments only. Domains with holes are written as sets, {1,3,7} or
 // 1..3 union 7..9.
-func Emit(m *cp.Model) (string, error) {
-	if err := m.Err(); err != nil {
-		return "", err
+//
+// That is the Optimized style. The Naive style (see Style) writes sums
+// over encoding literals, bin packing and all_different the way a direct
+// SQL-to-MiniZinc translator would.
+func Emit(m *cp.Model, style Style) (string, error) {
+	_, src, err := emit(m, style)
+	return src, err
+}
+
+// Style chooses how Emit writes a model. Both styles describe the same
+// solutions; they differ in what MiniZinc's flattener has to do with
+// them, which is what the paper's encoding tables (§4) measure.
+type Style int
+
+const (
+	// Optimized writes each constraint in the form Gecode handles best:
+	// 0/1 literal variables summed linearly, bin_packing_load,
+	// all_different_int. It is the default.
+	Optimized Style = iota
+	// Naive writes what a straightforward SQL-to-MiniZinc translator
+	// writes, the paper's "sum with filter" and pairwise encodings:
+	//
+	//   - the terms of a linear constraint, not-equal or objective over
+	//     encoding literals [x = v] and [x <= v] (the variables EqLit and
+	//     LeLit create, known by IsEncodingVar and their eq_lit / le_lit
+	//     channelling constraint) become, per compared value, a
+	//     comprehension with the decision in its filter,
+	//     sum([c[i] | i in 1..n where x[i] == v]); a literal used nowhere
+	//     else is not declared at all (its value is derived from x's
+	//     after solving);
+	//   - bin_packing becomes one such filtered sum per bin;
+	//   - all_different becomes forall(i, j in 1..n where i < j)(x[i] != x[j]).
+	Naive
+)
+
+// String returns "optimized" or "naive".
+func (s Style) String() string {
+	switch s {
+	case Optimized:
+		return "optimized"
+	case Naive:
+		return "naive"
 	}
-	e := newEmitter(m, "", "")
+	return fmt.Sprintf("Style(%d)", int(s))
+}
+
+// emit returns the emitter (which knows the variables left undeclared)
+// with the model text.
+func emit(m *cp.Model, style Style) (*emitter, string, error) {
+	if err := m.Err(); err != nil {
+		return nil, "", err
+	}
+	e := newEmitter(m, "", "", style)
 	var body strings.Builder
 	e.decls(&body)
 	if err := e.constraints(&body); err != nil {
-		return "", err
+		return nil, "", err
 	}
 	e.assumptions(&body)
 	var out strings.Builder
@@ -60,7 +115,9 @@ func Emit(m *cp.Model) (string, error) {
 	e.includes(&out)
 	out.WriteString(body.String())
 	for _, h := range sortedHints(m) {
-		fmt.Fprintf(&out, "%% hint %s = %d\n", e.v(h.v), h.val)
+		if !e.omitted(h.v) {
+			fmt.Fprintf(&out, "%% hint %s = %d\n", e.v(h.v), h.val)
+		}
 	}
 	if obj, ok := m.Objective(); ok && len(obj.Expr.Vars) > 0 {
 		dir := "minimize"
@@ -71,7 +128,7 @@ func Emit(m *cp.Model) (string, error) {
 	} else {
 		out.WriteString("solve satisfy;\n")
 	}
-	return out.String(), nil
+	return e, out.String(), nil
 }
 
 type hintVal struct {
@@ -96,17 +153,105 @@ type emitter struct {
 	m      *cp.Model
 	prefix string
 	guard  string
+	style  Style
 	doms   []cp.Domain
 	inc    map[string]bool
+	// enc maps an encoding variable to its channelling (Naive style).
+	enc map[int]channel
+	// skip marks the encoding variables not declared (Naive style).
+	skip []bool
 }
 
-func newEmitter(m *cp.Model, prefix, guard string) *emitter {
-	e := &emitter{m: m, prefix: prefix, guard: guard, inc: map[string]bool{}}
+// channel is the meaning of an encoding variable: [x = v], or [x <= v]
+// if le.
+type channel struct {
+	x   int
+	le  bool
+	val int64
+}
+
+func newEmitter(m *cp.Model, prefix, guard string, style Style) *emitter {
+	e := &emitter{m: m, prefix: prefix, guard: guard, style: style, inc: map[string]bool{}}
 	e.doms = make([]cp.Domain, m.NumVars())
 	for i := range e.doms {
 		e.doms[i] = m.VarDomain(i)
 	}
+	if style == Naive {
+		e.findChannels()
+	}
 	return e
+}
+
+// findChannels records the encoding literals and which of them are used
+// only in the terms Naive rewrites (linear, not-equal, objective): those
+// are left undeclared, with their channelling constraints.
+func (e *emitter) findChannels() {
+	e.enc = map[int]channel{}
+	cons := e.m.Constraints()
+	for _, c := range cons {
+		if (c.Kind == cp.KindEqLit || c.Kind == cp.KindLeLit) && len(c.Lits) == 1 && !c.Lits[0].IsNegated() {
+			if b := c.Lits[0].Var().Index(); e.m.IsEncodingVar(b) {
+				e.enc[b] = channel{x: c.Vars[0].Index(), le: c.Kind == cp.KindLeLit, val: c.Values[0]}
+			}
+		}
+	}
+	used := make([]bool, e.m.NumVars())
+	pin := func(vs ...cp.IntVar) {
+		for _, v := range vs {
+			used[v.Index()] = true
+		}
+	}
+	pinLits := func(ls []cp.Lit) {
+		for _, l := range ls {
+			used[l.Var().Index()] = true
+		}
+	}
+	for _, c := range cons {
+		pinLits(c.Enforcement)
+		switch c.Kind {
+		case cp.KindLinear, cp.KindNotEqual:
+			continue // rewritten
+		case cp.KindEqLit, cp.KindLeLit:
+			pin(c.Vars...) // the channelling itself is no use of its literal
+			continue
+		}
+		pin(c.Vars...)
+		pinLits(c.Lits)
+		pin(c.Loads...)
+		if c.Kind == cp.KindElement || c.Kind == cp.KindVarElement {
+			pin(c.Index, c.Target)
+		}
+		if c.Kind == cp.KindMinEquality || c.Kind == cp.KindMaxEquality {
+			pin(c.Target)
+			for _, x := range c.Exprs {
+				pin(x.Vars...)
+			}
+		}
+	}
+	pinLits(e.m.Assumptions())
+	e.skip = make([]bool, e.m.NumVars())
+	for b := range e.enc {
+		e.skip[b] = !used[b]
+	}
+}
+
+// omitted reports whether variable i is left undeclared.
+func (e *emitter) omitted(i int) bool { return e.skip != nil && e.skip[i] }
+
+// complete fills in the values of the undeclared encoding variables from
+// the values of the variables they compare.
+func (e *emitter) complete(values []int64) {
+	for b, ch := range e.enc {
+		if !e.omitted(b) {
+			continue
+		}
+		x := values[ch.x]
+		if (ch.le && x <= ch.val) || (!ch.le && x == ch.val) {
+			values[b] = 1
+		} else {
+			values[b] = 0
+		}
+	}
 }
 
 // includes writes the include items for the global constraints used.
@@ -151,6 +296,9 @@ func setText(vals []int64) string {
 
 func (e *emitter) decls(b *strings.Builder) {
 	for i := range e.doms {
+		if e.omitted(i) {
+			continue
+		}
 		fmt.Fprintf(b, "var %s: %s;", domainText(e.doms[i]), e.v(i))
 		if n := e.m.VarName(i); n != "" {
 			fmt.Fprintf(b, " %% %s", sanitizeComment(n))
@@ -186,6 +334,13 @@ func (e *emitter) litInt(l cp.Lit) string {
 
 // terms renders Σ coeffs*vars ("0" when empty).
 func (e *emitter) terms(vars []cp.IntVar, coeffs []int64) string {
+	if e.style == Naive {
+		return e.naiveTerms(vars, coeffs)
+	}
+	return e.plainTerms(vars, coeffs)
+}
+
+func (e *emitter) plainTerms(vars []cp.IntVar, coeffs []int64) string {
 	if len(vars) == 0 {
 		return "0"
 	}
@@ -210,6 +365,78 @@ func (e *emitter) terms(vars []cp.IntVar, coeffs []int64) string {
 		b.WriteString(e.v(x.Index()))
 	}
 	return b.String()
+}
+
+// naiveTerms renders Σ coeffs*vars with the terms over encoding literals
+// grouped by the comparison they stand for, each group a sum over a
+// comprehension filtered by that comparison:
+//
+//	(let { array[1..3] of var int: X = [x0, x1, x2] } in sum([1 | i in 1..3 where X[i] <= 10]))
+func (e *emitter) naiveTerms(vars []cp.IntVar, coeffs []int64) string {
+	type group struct {
+		xs     []cp.IntVar
+		coeffs []int64
+	}
+	var plainV []cp.IntVar
+	var plainC []int64
+	var order []channel
+	groups := map[channel]*group{}
+	for i, x := range vars {
+		ch, ok := e.enc[x.Index()]
+		if !ok {
+			plainV, plainC = append(plainV, x), append(plainC, coeffs[i])
+			continue
+		}
+		key := channel{le: ch.le, val: ch.val}
+		g := groups[key]
+		if g == nil {
+			g = &group{}
+			groups[key] = g
+			order = append(order, key)
+		}
+		g.xs, g.coeffs = append(g.xs, e.m.Var(ch.x)), append(g.coeffs, coeffs[i])
+	}
+	var parts []string
+	if len(plainV) > 0 || len(order) == 0 {
+		parts = append(parts, e.plainTerms(plainV, plainC))
+	}
+	for _, key := range order {
+		g := groups[key]
+		op := "=="
+		if key.le {
+			op = "<="
+		}
+		n := len(g.xs)
+		decl := fmt.Sprintf("array[1..%d] of var int: X = %s", n, e.varList(g.xs))
+		body := "C[i]"
+		if same(g.coeffs) {
+			body = strconv.FormatInt(g.coeffs[0], 10)
+		} else {
+			decl += fmt.Sprintf("; array[1..%d] of int: C = %s", n, intList(g.coeffs))
+		}
+		parts = append(parts, fmt.Sprintf("(let { %s } in sum([%s | i in 1..%d where X[i] %s %d]))", decl, body, n, op, key.val))
+	}
+	return strings.Join(parts, " + ")
+}
+
+func distinct(vs []cp.IntVar) bool {
+	seen := map[int]bool{}
+	for _, x := range vs {
+		if seen[x.Index()] {
+			return false
+		}
+		seen[x.Index()] = true
+	}
+	return true
+}
+
+func same(vals []int64) bool {
+	for _, v := range vals {
+		if v != vals[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // expr renders a linear expression with its offset.
@@ -259,6 +486,9 @@ var errUnknownKind = errors.New("minizinc: unknown constraint kind")
 // constraints writes one constraint item per cp constraint.
 func (e *emitter) constraints(b *strings.Builder) error {
 	for i, c := range e.m.Constraints() {
+		if (c.Kind == cp.KindEqLit || c.Kind == cp.KindLeLit) && e.omitted(c.Lits[0].Var().Index()) {
+			continue // the literal is written as the comparison itself
+		}
 		body, err := e.constraint(&c)
 		if err != nil {
 			return fmt.Errorf("constraint #%d %s: %w", i, c.Label(), err)
@@ -343,11 +573,19 @@ func (e *emitter) constraint(c *cp.ConstraintInfo) (string, error) {
 		}
 		return fmt.Sprintf("%s %s 1", strings.Join(s, " + "), op), nil
 	case cp.KindAllDifferent:
-		if len(c.Vars) < 2 {
+		n := len(c.Vars)
+		switch {
+		case n < 2:
 			return "true", nil
+		case e.style == Naive:
+			return fmt.Sprintf("let { array[1..%d] of var int: X = %s } in forall(i, j in 1..%d where i < j)(X[i] != X[j])", n, e.varList(c.Vars), n), nil
+		case e.guard != "":
+			// all_different_int has no reified form in Gecode's library.
+			e.inc["alldifferent.mzn"] = true
+			return "alldifferent(" + e.varList(c.Vars) + ")", nil
 		}
-		e.inc["alldifferent.mzn"] = true
-		return "alldifferent(" + e.varList(c.Vars) + ")", nil
+		e.inc["all_different_int.mzn"] = true
+		return "all_different_int(" + e.varList(c.Vars) + ")", nil
 	case cp.KindElement:
 		return fmt.Sprintf("%s = array1d(0..%d, %s)[%s]", e.v(c.Target.Index()), len(c.Values)-1,
 			intList(c.Values), e.v(c.Index.Index())), nil
@@ -361,12 +599,19 @@ func (e *emitter) constraint(c *cp.ConstraintInfo) (string, error) {
 		if len(c.Vars) == 0 {
 			return "true", nil
 		}
-		e.inc["table.mzn"] = true
 		var flat []int64
 		for _, t := range c.Tuples {
 			flat = append(flat, t...)
 		}
-		return fmt.Sprintf("table(%s, array2d(1..%d, 1..%d, %s))", e.varList(c.Vars), len(c.Tuples), len(c.Vars), intList(flat)), nil
+		if !distinct(c.Vars) {
+			// Gecode's extensional propagator returns wrong solutions
+			// when a variable occurs twice (seed 1799 of the
+			// differential test): MiniZinc's decomposition instead.
+			e.inc["table.mzn"] = true
+			return fmt.Sprintf("table(%s, array2d(1..%d, 1..%d, %s))", e.varList(c.Vars), len(c.Tuples), len(c.Vars), intList(flat)), nil
+		}
+		e.inc["table_int.mzn"] = true
+		return fmt.Sprintf("table_int(%s, array2d(1..%d, 1..%d, %s))", e.varList(c.Vars), len(c.Tuples), len(c.Vars), intList(flat)), nil
 	case cp.KindMembership, cp.KindNonMembership:
 		vals := cp.DomainFromValues(c.Values...).Values()
 		in := fmt.Sprintf("%s in %s", e.v(c.Vars[0].Index()), setText(vals))
@@ -403,6 +648,9 @@ func (e *emitter) constraint(c *cp.ConstraintInfo) (string, error) {
 // bins are a permutation of lo..hi and every item lies in that range,
 // explicit sums otherwise.
 func (e *emitter) binPacking(c *cp.ConstraintInfo) string {
+	if e.style == Naive {
+		return e.naiveBinPacking(c)
+	}
 	// Gecode's bin_packing_load has no reified form: under a guard (batches
 	// of models in tests) the sums are always explicit.
 	if len(c.Bins) > 0 && len(c.Vars) > 0 && e.guard == "" {
@@ -443,4 +691,26 @@ func (e *emitter) binPacking(c *cp.ConstraintInfo) string {
 		parts[j] = fmt.Sprintf("%s = %s", e.v(c.Loads[j].Index()), sum)
 	}
 	return strings.Join(parts, " /\\ ")
+}
+
+// naiveBinPacking renders a bin_packing constraint as one filtered sum per
+// bin, load_j = sum([s[i] | i in 1..n where x[i] == bin_j]).
+func (e *emitter) naiveBinPacking(c *cp.ConstraintInfo) string {
+	if len(c.Bins) == 0 {
+		return "true"
+	}
+	n := len(c.Vars)
+	if n == 0 {
+		parts := make([]string, len(c.Bins))
+		for j := range c.Bins {
+			parts[j] = e.v(c.Loads[j].Index()) + " = 0"
+		}
+		return strings.Join(parts, " /\\ ")
+	}
+	parts := make([]string, len(c.Bins))
+	for j, b := range c.Bins {
+		parts[j] = fmt.Sprintf("%s = sum([S[i] | i in 1..%d where X[i] == %d])", e.v(c.Loads[j].Index()), n, b)
+	}
+	return fmt.Sprintf("let { array[1..%d] of var int: X = %s; array[1..%d] of int: S = %s } in (%s)",
+		n, e.varList(c.Vars), n, intList(c.Values), strings.Join(parts, " /\\ "))
 }

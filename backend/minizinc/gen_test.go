@@ -40,7 +40,15 @@ func genModel(seed uint64) *cp.Model {
 	}
 	pickInt := func() cp.IntVar { return ints[r.IntN(len(ints))] }
 	pickVar := func() cp.IntVar {
-		if len(bools) > 0 && r.IntN(4) == 0 {
+		switch {
+		case r.IntN(8) == 0:
+			// An encoding literal as a 0/1 term (what the Naive style
+			// rewrites into filtered sums).
+			if r.IntN(2) == 0 {
+				return m.EqLit(pickInt(), in(-4, 6)).Var()
+			}
+			return m.LeLit(pickInt(), in(-4, 6)).Var()
+		case len(bools) > 0 && r.IntN(4) == 0:
 			return bools[r.IntN(len(bools))].Var()
 		}
 		return pickInt()
