@@ -68,7 +68,9 @@ func encodingStats(t testing.TB, schema string, enc weave.Encoding, state string
 	if err != nil {
 		t.Fatal(err)
 	}
-	if enc == (weave.Encoding{}) && !res.Status.HasSolution() {
+	// The sizes come from grounding; the solve only has to be sound (a
+	// slow machine or the race detector may leave it without a solution).
+	if res.Status == weave.Infeasible {
 		t.Fatalf("status %s", res.Status)
 	}
 	return res.Stats
