@@ -79,6 +79,13 @@ func newSolver(m *Model, withObjective bool) (s *solver, ok bool) {
 			}
 		}
 	}
+	n := len(m.doms) + len(m.cons) + 1 // room for auxiliaries
+	s.lo, s.hi, s.base = make([]int64, 0, n), make([]int64, 0, n), make([]int64, 0, n)
+	s.bits, s.ivs = make([][]uint64, 0, n), make([][]interval, 0, n)
+	s.watch, s.notify = make([][]int32, 0, n), make([][]notifyEnt, 0, n)
+	s.isBool, s.cwatch, s.varWeight = make([]bool, 0, n), make([][]int32, 0, 2*n), make([]int64, 0, n)
+	s.props = make([]propInfo, 0, len(m.cons))
+	s.inQ = make([]bool, 0, len(m.cons))
 	for v, d := range m.doms {
 		s.newVarKind(d, valueVar[v])
 	}

@@ -26,6 +26,7 @@ type heuristics struct {
 	// them if none is related to the objective).
 	scale    map[*binPackProp]float64
 	relevant map[*binPackProp]bool
+	refBuf   []itemRef
 }
 
 func (s *solver) initHeuristics() {
@@ -170,21 +171,26 @@ func (m *Model) objectiveNeighbourhood(depth int) []bool {
 // objective-relevant resources; with bestFit, the least remaining
 // capacity instead, which packs tight instances far more often.
 func (s *solver) worstFit(v int32, bestFit bool) (int64, bool) {
-	refs := s.h.items[v]
+	refs := s.h.refBuf[:0]
+	var inv [8]float64
+	for _, r := range s.h.items[v] {
+		if s.h.relevant[r.p] && len(refs) < len(inv) {
+			inv[len(refs)] = 1 / s.h.scale[r.p]
+			refs = append(refs, r)
+		}
+	}
+	s.h.refBuf = refs
 	bestVal, found := int64(0), false
 	bestScore := -1e300
 	for x, ok := s.lo[v], true; ok; x, ok = s.next(v, x+1) {
 		score, sum := 1e300, 0.0
-		for _, r := range refs {
-			if !s.h.relevant[r.p] {
-				continue
-			}
+		for k, r := range refs {
 			j, in := r.p.bin(x)
 			if !in {
 				continue
 			}
 			l := r.p.loads[j]
-			rem := float64(s.hi[l]-s.lo[l]-r.p.sizes[r.i]) / s.h.scale[r.p]
+			rem := float64(s.hi[l]-s.lo[l]-r.p.sizes[r.i]) * inv[k]
 			score = min(score, rem)
 			sum += rem
 		}

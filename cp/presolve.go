@@ -50,12 +50,11 @@ func (s *solver) addImpliedCliques(rng *rand.Rand) bool {
 		// resource (a clique holds at most one other item).
 		var big []int
 		for i, v := range g.items {
-			if !binSet.containsDomainOf(s, v) {
-				continue
-			}
 			for r, p := range g.res {
 				if 2*p.sizes[i] > caps[r] {
-					big = append(big, i)
+					if binSet.containsDomainOf(s, v) {
+						big = append(big, i)
+					}
 					break
 				}
 			}

@@ -155,6 +155,18 @@ func (p *memberProp) propagate(s *solver) bool {
 	if st == -1 {
 		return true
 	}
+	if st == 1 && p.neg && s.bits[p.x] != nil && p.set.Size() <= 1<<12 {
+		// Few excluded values: remove them one by one (O(1) each on a
+		// bitset) instead of scanning the whole domain.
+		for _, iv := range p.set.ivs {
+			for v := max(iv.lo, s.lo[p.x]); v <= min(iv.hi, s.hi[p.x]); v++ {
+				if !s.remove(p.x, v) {
+					return false
+				}
+			}
+		}
+		return s.lo[p.x] <= s.hi[p.x]
+	}
 	allowed := p.set
 	if p.neg {
 		allowed = p.set.Complement()

@@ -70,6 +70,7 @@ type solver struct {
 
 	implied   int     // implied constraints added by presolve
 	folded    int     // unary constraints folded into domains
+	stamp     []int32 // scratch for addProp
 	rootHi    []int64 // upper bounds after root propagation (capacities)
 	varWeight []int64 // Σ weights of the propagators on a variable
 	branchOn  []int32 // decision variables, user variables first
@@ -109,11 +110,14 @@ func (s *solver) enqueue(p int32) {
 
 func (s *solver) addProp(p propagator, vars []int32, prio uint8, selfWake bool, con int) int32 {
 	id := int32(len(s.props))
-	seen := map[int32]bool{}
-	var vs []int32
+	// Deduplicate with a stamp per variable (no map per propagator).
+	for len(s.stamp) < len(s.lo) {
+		s.stamp = append(s.stamp, -1)
+	}
+	vs := make([]int32, 0, len(vars))
 	for _, v := range vars {
-		if !seen[v] {
-			seen[v] = true
+		if s.stamp[v] != id {
+			s.stamp[v] = id
 			vs = append(vs, v)
 			s.watch[v] = append(s.watch[v], id)
 		}

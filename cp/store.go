@@ -39,6 +39,7 @@ type store struct {
 	trail   []trailEnt
 	ivTrail [][]interval
 	revs    [][]int64     // reversible arrays of propagator state
+	slab    []uint64      // free words for new bitsets
 	touch   func(v int32) // called after every domain change
 }
 
@@ -64,12 +65,14 @@ func (st *store) addVar(d Domain, value bool) {
 	st.hi = append(st.hi, hi)
 	st.base = append(st.base, lo)
 	if hi-lo < bitsetSpan || (value && hi-lo < valueBitsetSpan) {
-		w := make([]uint64, (hi-lo)/64+1)
+		k := int((hi-lo)/64 + 1)
+		if len(st.slab) < k {
+			st.slab = make([]uint64, max(k, 1<<14))
+		}
+		w := st.slab[:k:k] // bitsets are carved from slabs (fewer allocations)
+		st.slab = st.slab[k:]
 		for _, iv := range d.ivs {
-			for v := iv.lo; v <= iv.hi; v++ {
-				k := v - lo
-				w[k>>6] |= 1 << (k & 63)
-			}
+			setBitRange(w, iv.lo-lo, iv.hi-lo)
 		}
 		st.bits = append(st.bits, w)
 		st.ivs = append(st.ivs, nil)
@@ -342,4 +345,20 @@ func (st *store) domain(v int32) Domain {
 		}
 	}
 	return DomainFromValues(vals...)
+}
+
+// setBitRange sets bits a..b (inclusive) of w, a word at a time.
+func setBitRange(w []uint64, a, b int64) {
+	for a <= b {
+		wi, off := a>>6, a&63
+		n := min(b-a+1, 64-off) // bits in this word
+		var mask uint64
+		if n == 64 {
+			mask = ^uint64(0)
+		} else {
+			mask = (1<<n - 1) << off
+		}
+		w[wi] |= mask
+		a += n
+	}
 }
