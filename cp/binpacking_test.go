@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBinPackingAgainstBruteForce checks the (incremental) bin-packing
@@ -215,5 +216,31 @@ func TestPlacementModelDeterministic(t *testing.T) {
 	}
 	if r.Stats.Branches > 100 || r.Objective < 30 {
 		t.Fatalf("first solution: %v", r)
+	}
+}
+
+// TestImpliedCliqueProvesInfeasible: four items larger than half a bin
+// cannot go into three bins; the implied all_different proves it at the
+// root, without search. The 85% max-min benchmark instance (seed 1) has
+// such a clique of 51 items for 50 bins.
+func TestImpliedCliqueProvesInfeasible(t *testing.T) {
+	m := NewModel()
+	var x []IntVar
+	for i := 0; i < 4; i++ {
+		x = append(x, m.NewIntVar(0, 2, "x"))
+	}
+	var loads []IntVar
+	for j := 0; j < 3; j++ {
+		loads = append(loads, m.NewIntVar(0, 10, "load"))
+	}
+	m.AddBinPacking(x, []int64{6, 7, 6, 8}, []int64{0, 1, 2}, loads)
+	r, err := m.Solve(context.Background(), Params{Seed: 1})
+	if err != nil || r.Status != Infeasible || r.Stats.Branches != 0 {
+		t.Fatalf("%v %v", r, err)
+	}
+	mm, _, _ := maxMinModel(100, 50, 20, 1) // loadFactor 0.85
+	r, err = mm.Solve(context.Background(), Params{Seed: 1, TimeLimit: 10 * time.Second})
+	if err != nil || r.Status != Infeasible {
+		t.Fatalf("85%% max-min instance: %v %v", r, err)
 	}
 }

@@ -1,6 +1,7 @@
 package cp
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -111,6 +112,16 @@ func (s *solver) addImpliedCliques(rng *rand.Rand) bool {
 		for k, i := range best {
 			vars[k] = g.items[i]
 		}
+		sorted := slices.Clone(vars)
+		slices.Sort(sorted)
+		key := fmt.Sprint(sorted)
+		if s.cliques == nil {
+			s.cliques = map[string]bool{}
+		}
+		if s.cliques[key] {
+			continue // already posted (e.g. under an earlier bound)
+		}
+		s.cliques[key] = true
 		s.addProp(&allDiffProp{vars: vars}, vars, 0, true, -1)
 		s.implied++
 	}

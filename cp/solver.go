@@ -68,13 +68,14 @@ type solver struct {
 	objProp int32
 	objUB   int64
 
-	implied   int     // implied constraints added by presolve
-	folded    int     // unary constraints folded into domains
-	stamp     []int32 // scratch for addProp
-	rootHi    []int64 // upper bounds after root propagation (capacities)
-	varWeight []int64 // Σ weights of the propagators on a variable
-	branchOn  []int32 // decision variables, user variables first
-	tierEnd   []int   // ends of the branching tiers in branchOn
+	implied   int             // implied constraints added by presolve
+	folded    int             // unary constraints folded into domains
+	stamp     []int32         // scratch for addProp
+	cliques   map[string]bool // implied cliques already posted
+	rootHi    []int64         // upper bounds after root propagation (capacities)
+	varWeight []int64         // Σ weights of the propagators on a variable
+	branchOn  []int32         // decision variables, user variables first
+	tierEnd   []int           // ends of the branching tiers in branchOn
 	// decisionVars is the first tier (the decision strategy or the
 	// inferred decision variables), or every user variable; LNS fixes
 	// and relaxes these.
