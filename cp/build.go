@@ -90,6 +90,9 @@ func newSolver(m *Model, withObjective bool) (s *solver, ok bool) {
 		s.newVarKind(d, valueVar[v])
 	}
 	ok = true
+	used := usedOutsideEncodings(m)
+	s.isDerived = make([]bool, len(m.doms))
+	s.dropped = make([]bool, len(m.cons))
 	enc := map[int32]*encodingProp{}
 	for ci := range m.cons {
 		c := &m.cons[ci]
@@ -154,6 +157,15 @@ func newSolver(m *Model, withObjective bool) (s *solver, ok bool) {
 			s.addProp(&minMaxProp{target: c.Target.idx, args: args, isMax: c.Kind == KindMaxEquality, enf: enf}, vars, 0, true, ci)
 		case KindEqLit, KindLeLit:
 			x := c.Vars[0].idx
+			if b := c.Lits[0].idx >> 1; !used[b] && m.origin[b] == originEncoding && len(m.assumptions) == 0 {
+				// Presolve: nothing else mentions the literal, so it is
+				// not propagated; its value is derived from x in every
+				// solution.
+				s.derived = append(s.derived, derivedLit{b: b, x: x, val: c.Values[0], eq: c.Kind == KindEqLit})
+				s.isDerived[b] = true
+				s.dropped[ci] = true
+				continue
+			}
 			p := enc[x]
 			if p == nil {
 				p = &encodingProp{x: x}
@@ -247,4 +259,54 @@ func (s *solver) addBinPacking(c *ConstraintInfo, ci int) {
 	}
 	inc := p.initIncremental(s)
 	s.addProp(p, append(append([]int32(nil), p.items...), p.loads...), 1, !inc, ci)
+}
+
+// usedOutsideEncodings marks the variables that a constraint other than
+// eq_lit/le_lit, the objective, a hint or the decision strategy mentions.
+func usedOutsideEncodings(m *Model) []bool {
+	used := make([]bool, len(m.doms))
+	for ci := range m.cons {
+		c := &m.cons[ci]
+		if c.Kind == KindEqLit || c.Kind == KindLeLit {
+			used[c.Vars[0].idx] = true // x itself stays
+			continue
+		}
+		for _, x := range c.Vars {
+			used[x.idx] = true
+		}
+		for _, l := range c.Lits {
+			used[l.idx>>1] = true
+		}
+		for _, l := range c.Enforcement {
+			used[l.idx>>1] = true
+		}
+		for _, x := range c.Loads {
+			used[x.idx] = true
+		}
+		for _, e := range c.Exprs {
+			for _, x := range e.Vars {
+				used[x.idx] = true
+			}
+		}
+		switch c.Kind {
+		case KindElement, KindVarElement, KindMinEquality, KindMaxEquality:
+			used[c.Target.idx] = true
+			used[c.Index.idx] = true
+		}
+	}
+	if m.obj != nil {
+		for _, x := range m.obj.Expr.Vars {
+			used[x.idx] = true
+		}
+	}
+	for _, h := range m.hints {
+		used[h.v] = true
+	}
+	for _, v := range m.strategy {
+		used[v] = true
+	}
+	for _, l := range m.assumptions {
+		used[l.idx>>1] = true
+	}
+	return used
 }

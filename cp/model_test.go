@@ -236,3 +236,28 @@ func TestBoundValidAfterFirstSolution(t *testing.T) {
 		t.Fatalf("bound %d is below the optimum 12 (objective %d)", r.Bound, r.Objective)
 	}
 }
+
+// TestUnusedEncodingLiterals: literals created by EqLit/LeLit that no
+// constraint uses are dropped by presolve but still get consistent values.
+func TestUnusedEncodingLiterals(t *testing.T) {
+	for want := int64(0); want <= 5; want++ {
+		m := NewModel()
+		x := m.NewIntVar(0, 5, "x")
+		eq := m.EqLit(x, 3)
+		le := m.LeLit(x, 2)
+		m.AddEquality(LinearExpr{Vars: []IntVar{x}, Coeffs: []int64{1}}, want)
+		r, err := m.Solve(context.Background(), Params{Seed: 1})
+		if err != nil || r.Status != Optimal {
+			t.Fatal(r, err)
+		}
+		if err := m.Verify(r); err != nil {
+			t.Fatal(err)
+		}
+		if r.LitValue(eq) != (want == 3) || r.LitValue(le) != (want <= 2) {
+			t.Fatalf("x=%d: eq=%v le=%v", want, r.LitValue(eq), r.LitValue(le))
+		}
+		if r.Stats.PresolvedByKind["eq_lit"] != 0 || r.Stats.PresolvedByKind["le_lit"] != 0 {
+			t.Fatalf("encodings not dropped: %v", r.Stats.PresolvedByKind)
+		}
+	}
+}

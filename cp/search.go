@@ -148,6 +148,14 @@ func (s *solver) recordSolution(c *searchCtl) {
 		c.best = make([]int64, len(s.lo))
 	}
 	copy(c.best, s.lo)
+	for _, d := range s.derived {
+		x := c.best[d.x]
+		b := int64(0)
+		if (d.eq && x == d.val) || (!d.eq && x <= d.val) {
+			b = 1
+		}
+		c.best[d.b] = b
+	}
 	if s.hasObj {
 		c.bestObj = s.lo[s.objVar]
 	}
@@ -185,7 +193,7 @@ func (s *solver) choose(c *searchCtl) (decision, bool) {
 	}
 	if best < 0 {
 		for v := range s.lo {
-			if s.lo[v] != s.hi[v] {
+			if s.lo[v] != s.hi[v] && (v >= len(s.isDerived) || !s.isDerived[v]) {
 				best = int32(v)
 				break
 			}

@@ -251,6 +251,8 @@ func (s *solver) presolveStats(st *Stats) {
 			}
 		}
 		switch {
+		case s.dropped[i]:
+			open = false
 		case len(c.Enforcement) > 0:
 		case c.Kind == KindMembership || c.Kind == KindNonMembership:
 			open = false // a root domain cut

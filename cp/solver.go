@@ -18,6 +18,12 @@ type propInfo struct {
 	weight   int64   // dom/wdeg failure count
 }
 
+type derivedLit struct {
+	b, x int32
+	val  int64
+	eq   bool // b <=> x == val, else b <=> x <= val
+}
+
 // notifier is a propagator that wants to know which of its variables
 // changed (incremental propagators); pos is its own index for the variable.
 type notifier interface{ notify(pos int32) }
@@ -68,14 +74,19 @@ type solver struct {
 	objProp int32
 	objUB   int64
 
-	implied   int             // implied constraints added by presolve
-	folded    int             // unary constraints folded into domains
-	stamp     []int32         // scratch for addProp
-	cliques   map[string]bool // implied cliques already posted
-	rootHi    []int64         // upper bounds after root propagation (capacities)
-	varWeight []int64         // Σ weights of the propagators on a variable
-	branchOn  []int32         // decision variables, user variables first
-	tierEnd   []int           // ends of the branching tiers in branchOn
+	implied int             // implied constraints added by presolve
+	folded  int             // unary constraints folded into domains
+	stamp   []int32         // scratch for addProp
+	cliques map[string]bool // implied cliques already posted
+	// Encoding literals nothing uses: not propagated, derived from their
+	// variable in every solution.
+	derived   []derivedLit
+	isDerived []bool
+	dropped   []bool  // model constraints removed by presolve
+	rootHi    []int64 // upper bounds after root propagation (capacities)
+	varWeight []int64 // Σ weights of the propagators on a variable
+	branchOn  []int32 // decision variables, user variables first
+	tierEnd   []int   // ends of the branching tiers in branchOn
 	// decisionVars is the first tier (the decision strategy or the
 	// inferred decision variables), or every user variable; LNS fixes
 	// and relaxes these.
