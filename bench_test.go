@@ -43,6 +43,12 @@ func placementCluster(b testing.TB, db *sql.DB, nodes, pods int, seed int64) {
 }
 
 func placementModel(b testing.TB, nodes, pods int) *weave.Model {
+	m, _ := placementModelDB(b, nodes, pods)
+	return m
+}
+
+// placementModelDB is placementModel with its database.
+func placementModelDB(b testing.TB, nodes, pods int) (*weave.Model, *sql.DB) {
 	src, err := os.ReadFile("testdata/bench/placement.sql")
 	if err != nil {
 		b.Fatal(err)
@@ -59,7 +65,7 @@ func placementModel(b testing.TB, nodes, pods int) *weave.Model {
 	if err := m.Connect(db); err != nil {
 		b.Fatal(err)
 	}
-	return m
+	return m, db
 }
 
 // BenchmarkPlacement solves a batch of 100 pods; it reports the time per
@@ -89,5 +95,34 @@ func BenchmarkPlacement(b *testing.B) {
 			b.ReportMetric(float64(st.Variables), "vars")
 			b.ReportMetric(float64(st.Constraints), "constraints")
 		})
+	}
+}
+
+// BenchmarkExplain measures the explanation of an infeasible batch: 100
+// pods on 500 nodes of which only 5 are schedulable, while the 10 pods of
+// an anti-affine app need 10 distinct nodes.
+func BenchmarkExplain(b *testing.B) {
+	m, db := placementModelDB(b, 500, 100)
+	if _, err := db.Exec("update node set unschedulable = true where name > 'node-00004'"); err != nil {
+		b.Fatal(err)
+	}
+	var res *weave.Result
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var err error
+		res, err = m.Solve(context.Background(), weave.SolveOptions{Timeout: 5 * time.Second, ExplainTimeout: 5 * time.Second})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	if res.Status != weave.Infeasible || res.Explanation == nil {
+		b.Fatalf("status %s, explanation %v", res.Status, res.Explanation)
+	}
+	b.ReportMetric(float64(res.Stats.Explain.Microseconds())/1000, "explain-ms")
+	b.ReportMetric(float64(len(res.Explanation.Constraints)), "views")
+	if res.Explanation.Minimal {
+		b.ReportMetric(1, "minimal")
+	} else {
+		b.ReportMetric(0, "minimal")
 	}
 }

@@ -91,7 +91,12 @@ func (m *Model) explain(ctx context.Context, snap *ground.Snapshot, budget time.
 		all = append(all, b.Lit)
 	}
 	const conflicts = 20000
+	// Past the deadline every check is "unknown" at once: the budget
+	// bounds the whole explanation, not each check.
 	check := func(lits []cp.Lit) cp.Status {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return cp.Unknown
+		}
 		return md.CheckAssumptions(ctx, lits, deadline, conflicts)
 	}
 	if check(all) != cp.Infeasible {
@@ -100,7 +105,9 @@ func (m *Model) explain(ctx context.Context, snap *ground.Snapshot, budget time.
 	}
 	core := quickXplain(check, nil, all)
 	if len(core) == 0 || check(core) != cp.Infeasible {
-		core = all
+		// QuickXplain ran out of time: the whole set is the (proven)
+		// infeasible subset we have.
+		return m.describe(gr, all, false), nil
 	}
 	minimal := true
 	for i := range core {
