@@ -1,49 +1,46 @@
 package cp
 
-import "sort"
+
 
 // allDiffProp removes the values of fixed variables from the others and,
 // for groups of moderate size, checks Hall intervals on bounds (a cheap
 // partial form of Régin's matching-based filtering).
 type allDiffProp struct {
 	vars  []int32
-	buf   []int64
+	done  int32 // 1 + rev array id of the processed flags, 0 before the first run
 	union []uint64
 }
 
 func (p *allDiffProp) propagate(s *solver) bool {
+	// Remove the value of every newly fixed variable from the others; a
+	// reversible flag per variable records which fixed values were
+	// already removed, so a wake-up costs O(n) per newly fixed variable.
+	if p.done == 0 {
+		p.done = s.newRev(len(p.vars)) + 1
+	}
+	rev := p.done - 1
+	done := s.revs[rev]
 	for changed := true; changed; {
 		changed = false
-		p.buf = p.buf[:0]
-		for _, v := range p.vars {
-			if s.fixed(v) {
-				p.buf = append(p.buf, s.lo[v])
-			}
-		}
-		if len(p.buf) == 0 {
-			break
-		}
-		sort.Slice(p.buf, func(i, j int) bool { return p.buf[i] < p.buf[j] })
-		for i := 1; i < len(p.buf); i++ {
-			if p.buf[i] == p.buf[i-1] {
-				return false
-			}
-		}
-		for _, v := range p.vars {
-			if s.fixed(v) {
+		for i, v := range p.vars {
+			if done[i] != 0 || s.lo[v] != s.hi[v] {
 				continue
 			}
-			for _, x := range p.buf {
-				if x > s.hi[v] {
-					break
+			s.setRev(rev, i, 1)
+			x := s.lo[v]
+			for k, w := range p.vars {
+				if k == i || x < s.lo[w] || x > s.hi[w] {
+					continue
 				}
-				if s.contains(v, x) {
-					if !s.remove(v, x) {
+				if s.lo[w] == s.hi[w] {
+					return false // two variables fixed to x
+				}
+				if s.contains(w, x) {
+					if !s.remove(w, x) {
 						return false
 					}
-					if s.fixed(v) {
+					if s.lo[w] == s.hi[w] {
 						changed = true
-						break
 					}
 				}
 			}
