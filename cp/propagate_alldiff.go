@@ -1,7 +1,5 @@
 package cp
 
-
-
 // allDiffProp removes the values of fixed variables from the others and,
 // for groups of moderate size, checks Hall intervals on bounds (a cheap
 // partial form of Régin's matching-based filtering).
