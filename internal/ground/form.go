@@ -372,6 +372,10 @@ func (g *grounder) post(f form, enf ...cp.Lit) {
 	case fLin:
 		g.note(m.AddLinear(f.e.expr(), f.lo, f.hi).OnlyEnforceIf(enf...))
 	case fNe:
+		if x, y, ok := asPairNe(f.e, f.k); ok && len(enf) == 0 && g.inHard && !g.opts.PairwiseAllDifferent {
+			g.bufferNe(x, y)
+			return
+		}
 		g.note(m.AddNotEqual(f.e.expr(), f.k).OnlyEnforceIf(enf...))
 	case fEq:
 		if f.not && len(enf) == 0 {

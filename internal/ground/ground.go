@@ -86,6 +86,10 @@ type grounder struct {
 	// origin maps rows of base relations to the table rows they are.
 	origin     map[*row]RowRef
 	blameByKey map[string]*Blame
+	// nePairs buffers the pairwise inequalities of the hard view being
+	// grounded (see cliques.go); inHard marks that a hard view is.
+	nePairs []nePair
+	inHard  bool
 	// forbidden collects the values the view being grounded removes from
 	// decision variables' domains.
 	forbidden map[cp.IntVar][]int64
@@ -140,7 +144,10 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		g.view = v.Name
 		vars0, cons0 := g.m.NumVars(), g.m.NumConstraints()
 		if v.Kind == ir.Hard {
+			g.inHard = true
 			g.hard(v)
+			g.inHard = false
+			g.flushCliques()
 			g.flushForbidden()
 		} else {
 			e := g.soft(v)
