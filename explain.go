@@ -93,17 +93,21 @@ func (m *Model) explain(ctx context.Context, snap *ground.Snapshot, budget time.
 	const conflicts = 20000
 	// Past the deadline every check is "unknown" at once: the budget
 	// bounds the whole explanation, not each check.
+	checker := md.NewChecker()
 	check := func(lits []cp.Lit) cp.Status {
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return cp.Unknown
 		}
-		return md.CheckAssumptions(ctx, lits, deadline, conflicts)
+		return checker.Check(ctx, lits, deadline, conflicts)
 	}
 	if check(all) != cp.Infeasible {
 		// Not infeasible within the budget: no trustworthy explanation.
 		return nil, nil
 	}
-	core := quickXplain(check, nil, all)
+	core := progression(checker, all)
+	if core == nil {
+		core = quickXplain(check, nil, all)
+	}
 	if len(core) == 0 || check(core) != cp.Infeasible {
 		// QuickXplain ran out of time: the whole set is the (proven)
 		// infeasible subset we have.
@@ -118,6 +122,28 @@ func (m *Model) explain(ctx context.Context, snap *ground.Snapshot, budget time.
 		}
 	}
 	return m.describe(gr, core, minimal), nil
+}
+
+// progression finds a core when propagation alone refutes the
+// assumptions: assume the core found so far, then the others in order,
+// until propagation fails; the literal at which it fails joins the core
+// and only those before it remain candidates. It returns nil when search,
+// not propagation, is needed (QuickXplain then takes over).
+func progression(ch *cp.Checker, all []cp.Lit) []cp.Lit {
+	var core []cp.Lit
+	rest := all
+	for {
+		at := ch.FirstFailure(append(append([]cp.Lit(nil), core...), rest...))
+		switch {
+		case at < 0:
+			return nil
+		case at < len(core):
+			return core
+		}
+		j := at - len(core)
+		core = append(core, rest[j])
+		rest = rest[:j]
+	}
 }
 
 // quickXplain (Junker 2004) returns a subset of c that, with b, is

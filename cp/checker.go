@@ -62,3 +62,29 @@ func (c *Checker) Check(ctx context.Context, lits []Lit, deadline time.Time, con
 	}
 	return Unknown
 }
+
+// FirstFailure assumes lits one by one, propagating after each, and
+// returns the index of the first literal after which propagation fails,
+// or -1 if none does (search may still refute them). The prefix up to
+// and including that index is infeasible; core extraction builds on it.
+func (c *Checker) FirstFailure(lits []Lit) int {
+	m := c.m
+	for _, l := range lits {
+		if !m.okLit(l, "Checker.FirstFailure") {
+			return -1
+		}
+	}
+	if !c.ok {
+		return 0
+	}
+	s := c.s
+	defer s.backtrackTo(0)
+	for i, a := range lits {
+		s.pushLevel()
+		s.decisions = append(s.decisions, decision{v: -1})
+		if !s.setLit(a.idx, true) || !s.propagate() {
+			return i
+		}
+	}
+	return -1
+}

@@ -27,9 +27,9 @@ func TestCheckerReusesOneEngine(t *testing.T) {
 		want Status
 	}{
 		{[]Lit{a, b, c}, Infeasible},
-		{[]Lit{a, b}, Feasible},     // x <= 1, y = 4? no: y <= 3 → x=2? x<=1 → x+y <= 4: infeasible
-		{[]Lit{b, c}, Feasible},     // x, y in {0,1}, different
-		{[]Lit{a}, Feasible},        // x=2, y=3
+		{[]Lit{a, b}, Feasible},      // x <= 1, y = 4? no: y <= 3 → x=2? x<=1 → x+y <= 4: infeasible
+		{[]Lit{b, c}, Feasible},      // x, y in {0,1}, different
+		{[]Lit{a}, Feasible},         // x=2, y=3
 		{[]Lit{a, b, c}, Infeasible}, // again, after other questions
 		{nil, Feasible},
 	}
