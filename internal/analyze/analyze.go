@@ -305,11 +305,9 @@ func queryVar(q *ir.Query) bool {
 		return false
 	}
 	for _, s := range q.From {
-		for _, c := range s.Columns {
-			if c.Var {
-				return true
-			}
-		}
+		// A table's decision columns matter only where an expression
+		// reads them (select * reads them all); a compiled view's rows
+		// may exist only under a decision.
 		if s.Kind == ir.FromQuery && queryVar(s.Query) {
 			return true
 		}

@@ -32,8 +32,13 @@ func (a *analyzer) inferDomains() {
 		for _, e := range conjuncts(q.Check) {
 			a.domainFrom(v, q, e, true)
 		}
-		for _, e := range q.Filters {
-			a.domainFrom(v, q, e, false)
+		// Only a view without grouping: in a grouped hard view the join
+		// merely chooses the rows that are counted (joining a helper view
+		// there must not restrict the column to that view's values).
+		if !q.Aggregate {
+			for _, e := range q.Filters {
+				a.domainFrom(v, q, e, false)
+			}
 		}
 	}
 	for _, t := range a.prog.Tables {
