@@ -81,6 +81,10 @@ type SolveOptions struct {
 	// (package cp). backend/minizinc provides the paper's MiniZinc
 	// pipeline.
 	Backend Backend
+	// FirstSolution stops at the first solution that satisfies every hard
+	// constraint (status Feasible), when any valid answer beats a better
+	// one later — a scheduling loop under load.
+	FirstSolution bool
 	// NoExplain skips the explanation of an infeasible model.
 	NoExplain bool
 	// ExplainTimeout bounds the search for an explanation; 0 means 1s.
@@ -169,4 +173,7 @@ type ViewStats struct {
 	Variables   int            `json:"variables"`
 	Constraints int            `json:"constraints"`
 	ByKind      map[string]int `json:"constraints_by_kind"`
+	// Ground is the time spent grounding the view (the views it reads
+	// are evaluated once, on first use, and counted there).
+	Ground time.Duration `json:"ground_ns"`
 }

@@ -369,3 +369,31 @@ func TestCreateSchemaIndexesLookups(t *testing.T) {
 		t.Fatal("a second CreateSchema on the same database must fail")
 	}
 }
+
+// FirstSolution stops at the first valid placement: every hard constraint
+// holds (the database checks it), optimality is not claimed unless proven.
+func TestFirstSolution(t *testing.T) {
+	m := compilePaper(t)
+	db := memoryDB(t)
+	ctx := context.Background()
+	if err := m.CreateSchema(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	c := newPaperCluster(t, db, rand.New(rand.NewSource(9)), 12, 30)
+	if err := m.Connect(db); err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Solve(ctx, weave.SolveOptions{FirstSolution: true, Verify: true, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Status.HasSolution() {
+		t.Fatalf("status %s", res.Status)
+	}
+	if got, want := res.Soft["constraint_load_balance_cpu"], c.check(t, res.Table("pending_pod")); got != want {
+		t.Errorf("soft value %d, recomputed %d", got, want)
+	}
+	if res.Stats.Views["constraint_node_predicates"].Ground <= 0 {
+		t.Errorf("no grounding time per view: %+v", res.Stats.Views)
+	}
+}

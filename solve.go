@@ -50,11 +50,11 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 	st.PerView = gr.PerView
 	st.Views = map[string]ViewStats{}
 	for name, v := range gr.Views {
-		st.Views[name] = ViewStats{Variables: v.Variables, Constraints: v.Constraints, ByKind: v.ByKind}
+		st.Views[name] = ViewStats{Variables: v.Variables, Constraints: v.Constraints, ByKind: v.ByKind, Ground: v.Ground}
 	}
 
 	t0 = time.Now()
-	params := cp.Params{TimeLimit: opts.Timeout, Seed: opts.Seed, Workers: opts.Workers}
+	params := cp.Params{TimeLimit: opts.Timeout, Seed: opts.Seed, Workers: opts.Workers, StopAfterFirstSolution: opts.FirstSolution}
 	var resp *cp.Response
 	if opts.Backend != nil {
 		resp, err = opts.Backend.Solve(ctx, gr.Model, params)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/weavesql/weave/cp"
 	"github.com/weavesql/weave/internal/ir"
@@ -142,7 +143,7 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 			continue
 		}
 		g.view = v.Name
-		vars0, cons0 := g.m.NumVars(), g.m.NumConstraints()
+		vars0, cons0, t0 := g.m.NumVars(), g.m.NumConstraints(), time.Now()
 		if v.Kind == ir.Hard {
 			g.inHard = true
 			g.hard(v)
@@ -156,6 +157,7 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 			objective = objective.add(e, 1)
 		}
 		g.count(v.Name, vars0, cons0)
+		g.Views[v.Name].Ground += time.Since(t0)
 	}
 	vars0, cons0 := g.m.NumVars(), g.m.NumConstraints()
 	g.flushLoads()
@@ -176,6 +178,7 @@ type ViewStats struct {
 	Variables   int
 	Constraints int
 	ByKind      map[string]int
+	Ground      time.Duration
 }
 
 // count records the variables and constraints added since the marks.
@@ -288,6 +291,8 @@ func (g *grounder) makeVariables() {
 				// configuration.
 				if h, ok := g.code(r.Rows[ri][ci]); ok && d.Contains(h) {
 					g.m.AddHint(x, h)
+				} else if c.Nullable && r.Rows[ri][ci] == nil {
+					g.m.AddHint(x, null) // left unassigned: keep it so
 				}
 			}
 		}
