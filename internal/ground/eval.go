@@ -589,6 +589,7 @@ func (g *grounder) groups(q *ir.Query, tuples []*tuple, outer *tuple) []*group {
 	if len(q.GroupBy) == 1 {
 		byConst = map[any]*group{}
 	}
+	keyBuf := make([]value, len(q.GroupBy))
 	for _, t := range tuples {
 		if byConst != nil {
 			if v := g.expr(q.GroupBy[0], scope{t: t}); v.k == kConst {
@@ -596,6 +597,28 @@ func (g *grounder) groups(q *ir.Query, tuples []*tuple, outer *tuple) []*group {
 				if grp == nil {
 					grp = &group{q: q, key: []value{v}, outer: outer}
 					byConst[v.c] = grp
+					order = append(order, grp)
+				}
+				grp.members = append(grp.members, member{t: t, guard: t.guard})
+				continue
+			}
+		} else {
+			// Several keys, all constant in this tuple: one string key,
+			// no enumeration.
+			allConst := true
+			for i, e := range q.GroupBy {
+				keyBuf[i] = g.expr(e, scope{t: t})
+				if keyBuf[i].k != kConst {
+					allConst = false
+					break
+				}
+			}
+			if allConst {
+				k, _ := constKey(keyBuf)
+				grp := byKey[k]
+				if grp == nil {
+					grp = &group{q: q, key: append([]value(nil), keyBuf...), outer: outer}
+					byKey[k] = grp
 					order = append(order, grp)
 				}
 				grp.members = append(grp.members, member{t: t, guard: t.guard})
