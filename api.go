@@ -173,6 +173,9 @@ type ViewStats struct {
 	Variables   int            `json:"variables"`
 	Constraints int            `json:"constraints"`
 	ByKind      map[string]int `json:"constraints_by_kind"`
+	// Presolved counts the view's constraints still open after the
+	// solver's presolve (domain cuts folded, entailed ones dropped).
+	Presolved int `json:"presolved_constraints"`
 	// Ground is the time spent grounding the view (the views it reads
 	// are evaluated once, on first use, and counted there).
 	Ground time.Duration `json:"ground_ns"`

@@ -74,6 +74,12 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 	st.PresolvedVariables = resp.Stats.PresolvedVariables
 	st.PresolvedConstraints = resp.Stats.PresolvedConstraints
 	st.PresolvedByKind = resp.Stats.PresolvedByKind
+	for name, n := range resp.Stats.PresolvedByName {
+		if vs, ok := st.Views[name]; ok {
+			vs.Presolved = n
+			st.Views[name] = vs
+		}
+	}
 	st.Branches = resp.Stats.Branches
 	st.Conflicts = resp.Stats.Conflicts
 	if err != nil {

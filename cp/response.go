@@ -79,8 +79,12 @@ type Stats struct {
 	// not yet entailed.
 	PresolvedVariables, PresolvedConstraints int
 	PresolvedByKind                          map[string]int
-	Branches, Conflicts, Solutions           int64
-	Restarts, LNSRounds, LNSImprovements     int64
+	// PresolvedByName counts the open constraints per WithName name
+	// ("" for unnamed ones), so a caller can say what each source of
+	// constraints still weighs after presolve.
+	PresolvedByName                      map[string]int
+	Branches, Conflicts, Solutions       int64
+	Restarts, LNSRounds, LNSImprovements int64
 	// ConflictsByName counts propagation failures per constraint name
 	// (WithName), showing which SQL views drive the search.
 	ConflictsByName  map[string]int64

@@ -230,6 +230,7 @@ func (s *solver) presolveStats(st *Stats) {
 		}
 	}
 	st.PresolvedByKind = map[string]int{}
+	st.PresolvedByName = map[string]int{}
 	for i := range m.cons {
 		c := &m.cons[i]
 		open := false
@@ -275,6 +276,7 @@ func (s *solver) presolveStats(st *Stats) {
 		if open {
 			st.PresolvedConstraints++
 			st.PresolvedByKind[string(c.Kind)]++
+			st.PresolvedByName[c.Name]++
 		}
 	}
 }

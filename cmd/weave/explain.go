@@ -75,6 +75,7 @@ type viewReport struct {
 	Variables   int            `json:"variables"`
 	Constraints int            `json:"constraints"`
 	ByKind      map[string]int `json:"constraints_by_kind"`
+	Presolved   int            `json:"presolved_constraints"`
 	Note        string         `json:"note,omitempty"`
 }
 
@@ -110,13 +111,13 @@ func explainReport(m *weave.Model, res *weave.Result) report {
 			vr.Note = "compiled into the views that read it"
 		}
 		if vs, ok := st.Views[v.Name]; ok {
-			vr.Variables, vr.Constraints, vr.ByKind = vs.Variables, vs.Constraints, nonNil(vs.ByKind)
+			vr.Variables, vr.Constraints, vr.ByKind, vr.Presolved = vs.Variables, vs.Constraints, nonNil(vs.ByKind), vs.Presolved
 		}
 		r.Views = append(r.Views, vr)
 	}
 	if vs, ok := st.Views["load"]; ok {
 		r.Views = append(r.Views, viewReport{View: "(bin loads)", Role: "shared", Variables: vs.Variables,
-			Constraints: vs.Constraints, ByKind: nonNil(vs.ByKind), Note: "sums over rows placed on one node, shared by the views above"})
+			Constraints: vs.Constraints, ByKind: nonNil(vs.ByKind), Presolved: vs.Presolved, Note: "sums over rows placed on one node, shared by the views above"})
 	}
 	return r
 }
@@ -136,7 +137,7 @@ func kinds(m map[string]int) string {
 
 func writeExplain(w io.Writer, r report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "view\trole\tvariables\tconstraints\tby kind")
+	fmt.Fprintln(tw, "view\trole\tvariables\tconstraints\tafter presolve\tby kind")
 	for _, v := range r.Views {
 		detail := kinds(v.ByKind)
 		if v.Note != "" {
@@ -145,7 +146,7 @@ func writeExplain(w io.Writer, r report) error {
 			}
 			detail += v.Note
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", v.View, v.Role, v.Variables, v.Constraints, detail)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", v.View, v.Role, v.Variables, v.Constraints, v.Presolved, detail)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

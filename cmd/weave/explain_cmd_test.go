@@ -14,7 +14,7 @@ func TestExplainCommand(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	for _, want := range []string{"constraint_node_predicates", "hard", "candidate_nodes_for_pods", "pushdown", "evaluated by the database",
-		"spare_capacity_per_node", "intermediate", "after presolve:", "model:"} {
+		"spare_capacity_per_node", "intermediate", "after presolve:", "model:", "after presolve  by kind"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("explain output lacks %q:\n%s", want, stdout)
 		}
@@ -32,6 +32,9 @@ func TestExplainCommand(t *testing.T) {
 		total += v.Constraints
 		if v.Role == "pushdown" && v.Constraints != 0 {
 			t.Errorf("pushed-down view %s contributed %d constraints", v.View, v.Constraints)
+		}
+		if v.Presolved > v.Constraints {
+			t.Errorf("view %s: %d constraints after presolve, %d before", v.View, v.Presolved, v.Constraints)
 		}
 	}
 	if total == 0 || total > r.Constraints {
