@@ -1,0 +1,168 @@
+package app
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Config is weave-scheduler's configuration, in the spirit of KubeSchedulerConfiguration. It is read from a
+// YAML or JSON file (--config) and flags set on the command line override it.
+type Config struct {
+	// Kubeconfig is the path of a kubeconfig file; empty means in-cluster configuration.
+	Kubeconfig string `json:"kubeconfig,omitempty"`
+	// SchedulerName is the spec.schedulerName of the pods this scheduler places.
+	SchedulerName string `json:"schedulerName,omitempty"`
+	// BatchSize is the most pods per solve; BatchWait how long to wait with no new pending pod before
+	// solving a smaller batch.
+	BatchSize int           `json:"batchSize,omitempty"`
+	BatchWait time.Duration `json:"batchWait,omitempty"`
+	// SolverTimeout bounds each solve.
+	SolverTimeout time.Duration `json:"solverTimeout,omitempty"`
+	// BindWorkers is how many bindings run in parallel.
+	BindWorkers int `json:"bindWorkers,omitempty"`
+	// InitialBackoff and MaxBackoff bound the retry delay of pods that could not be placed.
+	InitialBackoff time.Duration `json:"initialBackoff,omitempty"`
+	MaxBackoff     time.Duration `json:"maxBackoff,omitempty"`
+	// LeaderElection through a coordination.k8s.io Lease.
+	LeaderElect    bool          `json:"leaderElect"`
+	LeaseNamespace string        `json:"leaseNamespace,omitempty"`
+	LeaseName      string        `json:"leaseName,omitempty"`
+	Identity       string        `json:"identity,omitempty"`
+	LeaseDuration  time.Duration `json:"leaseDuration,omitempty"`
+	RenewDeadline  time.Duration `json:"renewDeadline,omitempty"`
+	RetryPeriod    time.Duration `json:"retryPeriod,omitempty"`
+	// BindAddress serves /healthz, /readyz and /metrics; empty disables the server.
+	BindAddress string `json:"bindAddress,omitempty"`
+	// QPS and Burst of the API client.
+	QPS   float32 `json:"qps,omitempty"`
+	Burst int     `json:"burst,omitempty"`
+	// LogFormat is text or json; LogLevel debug, info, warn or error.
+	LogFormat string `json:"logFormat,omitempty"`
+	LogLevel  string `json:"logLevel,omitempty"`
+	// Verify makes Weave re-check every solution in the database (slower; for testing).
+	Verify bool `json:"verify,omitempty"`
+}
+
+// DefaultConfig returns the defaults.
+func DefaultConfig() Config {
+	host, _ := os.Hostname()
+	return Config{
+		SchedulerName:  "weave-scheduler",
+		BatchSize:      100,
+		BatchWait:      200 * time.Millisecond,
+		SolverTimeout:  2 * time.Second,
+		BindWorkers:    16,
+		InitialBackoff: time.Second,
+		MaxBackoff:     10 * time.Second,
+		LeaderElect:    true,
+		LeaseNamespace: "kube-system",
+		LeaseName:      "weave-scheduler",
+		Identity:       host + "_" + fmt.Sprint(os.Getpid()),
+		LeaseDuration:  15 * time.Second,
+		RenewDeadline:  10 * time.Second,
+		RetryPeriod:    2 * time.Second,
+		BindAddress:    ":10351",
+		QPS:            200,
+		Burst:          400,
+		LogFormat:      "json",
+		LogLevel:       "info",
+	}
+}
+
+// ParseFlags reads a configuration from args: defaults, then --config FILE, then the flags given.
+func ParseFlags(args []string) (Config, error) {
+	cfg := DefaultConfig()
+	fs := flag.NewFlagSet("weave-scheduler", flag.ContinueOnError)
+	file := fs.String("config", "", "configuration file (YAML or JSON, the fields of app.Config); flags override it")
+	var c Config
+	fs.StringVar(&c.Kubeconfig, "kubeconfig", cfg.Kubeconfig, "kubeconfig file (empty: in-cluster)")
+	fs.StringVar(&c.SchedulerName, "scheduler-name", cfg.SchedulerName, "schedule pods whose spec.schedulerName is this")
+	fs.IntVar(&c.BatchSize, "batch-size", cfg.BatchSize, "most pods per batch")
+	fs.DurationVar(&c.BatchWait, "batch-wait", cfg.BatchWait, "solve a smaller batch after this long with no new pending pod")
+	fs.DurationVar(&c.SolverTimeout, "solver-timeout", cfg.SolverTimeout, "time limit of each solve")
+	fs.IntVar(&c.BindWorkers, "bind-workers", cfg.BindWorkers, "parallel bindings")
+	fs.DurationVar(&c.InitialBackoff, "initial-backoff", cfg.InitialBackoff, "first retry delay of an unschedulable pod")
+	fs.DurationVar(&c.MaxBackoff, "max-backoff", cfg.MaxBackoff, "longest retry delay")
+	fs.BoolVar(&c.LeaderElect, "leader-elect", cfg.LeaderElect, "elect a leader through a Lease before scheduling")
+	fs.StringVar(&c.LeaseNamespace, "leader-elect-resource-namespace", cfg.LeaseNamespace, "namespace of the Lease")
+	fs.StringVar(&c.LeaseName, "leader-elect-resource-name", cfg.LeaseName, "name of the Lease")
+	fs.StringVar(&c.Identity, "leader-elect-identity", cfg.Identity, "this replica's identity in the Lease")
+	fs.DurationVar(&c.LeaseDuration, "leader-elect-lease-duration", cfg.LeaseDuration, "lease duration")
+	fs.DurationVar(&c.RenewDeadline, "leader-elect-renew-deadline", cfg.RenewDeadline, "renew deadline")
+	fs.DurationVar(&c.RetryPeriod, "leader-elect-retry-period", cfg.RetryPeriod, "retry period")
+	fs.StringVar(&c.BindAddress, "bind-address", cfg.BindAddress, "address of /healthz, /readyz and /metrics (empty: off)")
+	var qps float64
+	fs.Float64Var(&qps, "kube-api-qps", float64(cfg.QPS), "API client QPS")
+	fs.IntVar(&c.Burst, "kube-api-burst", cfg.Burst, "API client burst")
+	fs.StringVar(&c.LogFormat, "log-format", cfg.LogFormat, "text or json")
+	fs.StringVar(&c.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error")
+	fs.BoolVar(&c.Verify, "verify", cfg.Verify, "re-check every solution in the database")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	c.QPS = float32(qps)
+	if *file != "" {
+		data, err := os.ReadFile(*file)
+		if err != nil {
+			return cfg, err
+		}
+		if err := yaml.UnmarshalStrict(data, &cfg); err != nil {
+			return cfg, fmt.Errorf("%s: %w", *file, err)
+		}
+	}
+	// Flags given explicitly override the file.
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "kubeconfig":
+			cfg.Kubeconfig = c.Kubeconfig
+		case "scheduler-name":
+			cfg.SchedulerName = c.SchedulerName
+		case "batch-size":
+			cfg.BatchSize = c.BatchSize
+		case "batch-wait":
+			cfg.BatchWait = c.BatchWait
+		case "solver-timeout":
+			cfg.SolverTimeout = c.SolverTimeout
+		case "bind-workers":
+			cfg.BindWorkers = c.BindWorkers
+		case "initial-backoff":
+			cfg.InitialBackoff = c.InitialBackoff
+		case "max-backoff":
+			cfg.MaxBackoff = c.MaxBackoff
+		case "leader-elect":
+			cfg.LeaderElect = c.LeaderElect
+		case "leader-elect-resource-namespace":
+			cfg.LeaseNamespace = c.LeaseNamespace
+		case "leader-elect-resource-name":
+			cfg.LeaseName = c.LeaseName
+		case "leader-elect-identity":
+			cfg.Identity = c.Identity
+		case "leader-elect-lease-duration":
+			cfg.LeaseDuration = c.LeaseDuration
+		case "leader-elect-renew-deadline":
+			cfg.RenewDeadline = c.RenewDeadline
+		case "leader-elect-retry-period":
+			cfg.RetryPeriod = c.RetryPeriod
+		case "bind-address":
+			cfg.BindAddress = c.BindAddress
+		case "kube-api-qps":
+			cfg.QPS = c.QPS
+		case "kube-api-burst":
+			cfg.Burst = c.Burst
+		case "log-format":
+			cfg.LogFormat = c.LogFormat
+		case "log-level":
+			cfg.LogLevel = c.LogLevel
+		case "verify":
+			cfg.Verify = c.Verify
+		}
+	})
+	if cfg.BatchSize <= 0 || cfg.BindWorkers <= 0 {
+		return cfg, fmt.Errorf("batch-size and bind-workers must be positive")
+	}
+	return cfg, nil
+}

@@ -1,0 +1,272 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/rest"
+
+	"github.com/weavesql/weave"
+	"github.com/weavesql/weave/scheduler"
+)
+
+func clientcmdConfig(path string) (*rest.Config, error) {
+	return clientcmd.BuildConfigFromFlags("", path)
+}
+
+// scheduleLoop solves batches while this replica leads.
+func (s *Server) scheduleLoop(ctx context.Context) error {
+	for {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		s.metrics.pending.Set(float64(len(s.brain.Pending())))
+		t0 := time.Now()
+		bindings, unsched, err := s.brain.ScheduleBatch(ctx)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			s.metrics.solveErrors.Inc()
+			s.log.Warn("batch without a usable solution; backing off its pods", "error", err)
+			s.backOffHead(err)
+			continue
+		}
+		if len(bindings)+len(unsched) == 0 {
+			continue
+		}
+		st := s.brain.LastStats()
+		s.observe(st, len(bindings)+len(unsched))
+		if s.Hooks.AfterSolve != nil {
+			s.Hooks.AfterSolve(ctx, bindings)
+		}
+		tc := time.Now()
+		ok := s.recheck(bindings)
+		s.metrics.phase.WithLabelValues("check").Observe(time.Since(tc).Seconds())
+		for _, j := range ok {
+			select {
+			case s.binds <- j:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		if len(unsched) > 0 {
+			s.failed(ctx, unsched)
+		}
+		s.metrics.phase.WithLabelValues("total").Observe(time.Since(t0).Seconds())
+		s.log.Debug("batch", "placed", len(bindings), "bound", len(ok), "unschedulable", len(unsched),
+			"variables", st.Variables, "constraints", st.Constraints, "ground", st.Ground, "solve", st.Solve)
+	}
+}
+
+func (s *Server) observe(stats weave.Stats, n int) {
+	s.metrics.batchSize.Observe(float64(n))
+	for phase, d := range map[string]time.Duration{"fetch": stats.Fetch, "ground": stats.Ground, "solve": stats.Solve, "extract": stats.Extract, "verify": stats.Verify} {
+		s.metrics.phase.WithLabelValues(phase).Observe(d.Seconds())
+	}
+	s.metrics.variables.Set(float64(stats.Variables))
+	s.metrics.constraints.Set(float64(stats.Constraints))
+}
+
+// backOffHead backs off the pods of the batch that failed (the head of the queue), so that the next batch
+// is different and the loop does not spin.
+func (s *Server) backOffHead(err error) {
+	head := s.brain.Pending()
+	if len(head) > s.cfg.BatchSize {
+		head = head[:s.cfg.BatchSize]
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, key := range head {
+		s.backOffLocked(key)
+	}
+	if len(head) == 0 {
+		time.Sleep(s.cfg.InitialBackoff)
+	}
+}
+
+// recheck keeps the placements that still hold on the latest informer view: the pod still exists unbound
+// (same pod, not being deleted), the node still exists, and the hard policies still hold on the state as it
+// is now (nodes or pods may have changed since the solve). A dropped placement is un-assumed: the pod goes
+// back to the queue (or out of the state when it is gone).
+func (s *Server) recheck(bindings []scheduler.Binding) []bindJob {
+	st := s.brain.State()
+	var ok []bindJob
+	var batch []*scheduler.Pod
+	pods := map[string]*v1.Pod{}
+	for _, b := range bindings {
+		ns, name, _ := strings.Cut(b.Pod, "/")
+		p, err := s.podLister.Pods(ns).Get(name)
+		if err != nil || p.Spec.NodeName != "" || p.DeletionTimestamp != nil {
+			s.metrics.skipped.WithLabelValues("pod_gone").Inc()
+			s.log.Info("pod gone or bound before binding; placement dropped", "pod", b.Pod, "node", b.Node)
+			s.mu.Lock()
+			if err != nil {
+				s.must("delete pod", s.brain.DeletePod(context.Background(), b.Pod))
+			} else {
+				s.must("upsert pod", s.brain.UpsertPod(context.Background(), toPod(p)))
+			}
+			s.mu.Unlock()
+			continue
+		}
+		if _, err := s.nodeLister.Get(b.Node); err != nil || st.Nodes[b.Node] == nil {
+			s.metrics.skipped.WithLabelValues("node_gone").Inc()
+			s.log.Info("node gone before binding; pod requeued", "pod", b.Pod, "node", b.Node)
+			s.unassume(p)
+			continue
+		}
+		if sp := st.Pods[b.Pod]; sp != nil && sp.NodeName == b.Node {
+			batch = append(batch, sp)
+			pods[b.Pod] = p
+		} else {
+			s.metrics.skipped.WithLabelValues("state_changed").Inc()
+			s.unassume(p)
+		}
+	}
+	bad := map[string]string{}
+	if err := st.Check(batch); err != nil {
+		for _, sp := range batch {
+			if err := st.Check([]*scheduler.Pod{sp}); err != nil {
+				bad[sp.Name] = err.Error()
+			}
+		}
+		if len(bad) == 0 { // only the combination fails: drop all but the first
+			for _, sp := range batch[1:] {
+				bad[sp.Name] = err.Error()
+			}
+		}
+	}
+	for _, sp := range batch {
+		p := pods[sp.Name]
+		if why, isBad := bad[sp.Name]; isBad {
+			s.metrics.skipped.WithLabelValues("no_longer_fits").Inc()
+			s.log.Info("placement no longer fits; pod requeued", "pod", sp.Name, "node", sp.NodeName, "reason", why)
+			s.unassume(p)
+			continue
+		}
+		s.mu.Lock()
+		s.inflight[sp.Name] = sp.NodeName
+		s.mu.Unlock()
+		ok = append(ok, bindJob{pod: p, node: sp.NodeName})
+	}
+	return ok
+}
+
+// unassume puts a pod placed by the last batch back in the queue.
+func (s *Server) unassume(p *v1.Pod) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.inflight, podKey(p))
+	sp := toPod(p)
+	sp.NodeName = ""
+	s.must("upsert pod", s.brain.UpsertPod(context.Background(), sp))
+}
+
+func (s *Server) bindWorker(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case j := <-s.binds:
+			s.bind(ctx, j)
+		}
+	}
+}
+
+func (s *Server) bind(ctx context.Context, j bindJob) {
+	p := j.pod
+	key := podKey(p)
+	t0 := time.Now()
+	err := s.client.CoreV1().Pods(p.Namespace).Bind(ctx, &v1.Binding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name, UID: p.UID},
+		Target:     v1.ObjectReference{Kind: "Node", Name: j.node},
+	}, metav1.CreateOptions{})
+	s.metrics.phase.WithLabelValues("bind").Observe(time.Since(t0).Seconds())
+	if err != nil {
+		s.metrics.bindErrors.Inc()
+		if apierrors.IsNotFound(err) {
+			s.log.Info("pod deleted before binding", "pod", key)
+			s.mu.Lock()
+			delete(s.inflight, key)
+			s.must("delete pod", s.brain.DeletePod(context.Background(), key))
+			s.mu.Unlock()
+			return
+		}
+		s.log.Warn("binding failed; backing off", "pod", key, "node", j.node, "error", err)
+		s.recorder.Eventf(p, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", truncate(fmt.Sprintf("Binding rejected: %v", err)))
+		s.backOff(p)
+		return
+	}
+	s.mu.Lock()
+	delete(s.inflight, key)
+	delete(s.attempts, key)
+	s.mu.Unlock()
+	s.metrics.scheduled.Inc()
+	if !p.CreationTimestamp.IsZero() {
+		s.metrics.e2eLatencies.Observe(time.Since(p.CreationTimestamp.Time).Seconds())
+	}
+	s.recorder.Eventf(p, nil, v1.EventTypeNormal, "Scheduled", "Binding", "Successfully assigned %s to %s", key, j.node)
+}
+
+// failed reports the pods a batch left without a node: a FailedScheduling event and the PodScheduled=False
+// condition with the reason, then a backoff.
+func (s *Server) failed(ctx context.Context, us []scheduler.Unschedulable) {
+	st := s.brain.State()
+	for _, u := range us {
+		s.metrics.unschedule.Inc()
+		ns, name, _ := strings.Cut(u.Pod, "/")
+		p, err := s.podLister.Pods(ns).Get(name)
+		if err != nil {
+			continue
+		}
+		msg := explain(st, u)
+		s.recorder.Eventf(p, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", "%s", truncate(msg))
+		s.setUnschedulable(ctx, p, msg)
+		s.backOff(p)
+	}
+}
+
+// explain turns the scheduler package's reason into the event text: how many nodes the pod fits alone
+// (the Go reference filter of package scheduler), so the operator can tell a pod that fits nowhere from one
+// that lost to its batch.
+func explain(st *scheduler.State, u scheduler.Unschedulable) string {
+	sp := st.Pods[u.Pod]
+	if sp == nil {
+		return u.Reason
+	}
+	feasible := st.FeasibleNodes(sp)
+	if len(feasible) == 0 {
+		return fmt.Sprintf("0/%d nodes are available: no node satisfies the pod's hard constraints (%s)", len(st.Nodes), u.Reason)
+	}
+	return fmt.Sprintf("the pod fits %d/%d nodes on its own but not together with its batch (%s); it will be retried", len(feasible), len(st.Nodes), u.Reason)
+}
+
+func truncate(s string) string {
+	if len(s) > 1000 {
+		return s[:997] + "..."
+	}
+	return s
+}
+
+func (s *Server) setUnschedulable(ctx context.Context, p *v1.Pod, msg string) {
+	for _, c := range p.Status.Conditions {
+		if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse && c.Message == msg {
+			return
+		}
+	}
+	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"conditions": []map[string]any{{
+		"type": "PodScheduled", "status": "False", "reason": v1.PodReasonUnschedulable, "message": msg,
+		"lastTransitionTime": metav1.Now(),
+	}}}})
+	if _, err := s.client.CoreV1().Pods(p.Namespace).Patch(ctx, p.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil && !apierrors.IsNotFound(err) {
+		s.log.Warn("setting PodScheduled=False failed", "pod", podKey(p), "error", err)
+	}
+}

@@ -1,0 +1,52 @@
+package app
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// metrics are weave-scheduler's Prometheus metrics, on their own registry.
+type metrics struct {
+	reg          *prometheus.Registry
+	phase        *prometheus.HistogramVec // seconds per batch phase
+	batchSize    prometheus.Histogram
+	scheduled    prometheus.Counter
+	unschedule   prometheus.Counter
+	bindErrors   prometheus.Counter
+	skipped      *prometheus.CounterVec // placements dropped by the re-check, by reason
+	solveErrors  prometheus.Counter
+	preempted    prometheus.Counter
+	variables    prometheus.Gauge
+	constraints  prometheus.Gauge
+	pending      prometheus.Gauge
+	leader       prometheus.Gauge
+	e2eLatencies prometheus.Histogram
+}
+
+func newMetrics() *metrics {
+	const ns = "weave_scheduler"
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		phase: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: ns, Name: "batch_phase_duration_seconds",
+			Help:    "Time per batch phase: fetch, ground, solve, extract, verify (Weave), check (re-check before binding), bind, total.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16)}, []string{"phase"}),
+		batchSize: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: ns, Name: "batch_size",
+			Help: "Pods per batch.", Buckets: prometheus.ExponentialBuckets(1, 2, 11)}),
+		scheduled:   prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "pods_scheduled_total", Help: "Pods bound."}),
+		unschedule:  prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "pods_unschedulable_total", Help: "Placement attempts that left a pod without a node."}),
+		bindErrors:  prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "bind_errors_total", Help: "Failed Binding requests."}),
+		skipped:     prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "placements_dropped_total", Help: "Placements dropped by the re-check before binding."}, []string{"reason"}),
+		solveErrors: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "solve_errors_total", Help: "Batches without a usable solution."}),
+		preempted:   prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "pods_preempted_total", Help: "Pods evicted by preemption."}),
+		variables:   prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "model_variables", Help: "Variables of the latest model."}),
+		constraints: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "model_constraints", Help: "Constraints of the latest model."}),
+		pending:     prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "pending_pods", Help: "Pods waiting for this scheduler."}),
+		leader:      prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "is_leader", Help: "1 while this replica holds the Lease."}),
+		e2eLatencies: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: ns, Name: "pod_scheduling_duration_seconds",
+			Help: "From the pod's creation to its binding.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 16)}),
+	}
+	m.reg.MustRegister(m.phase, m.batchSize, m.scheduled, m.unschedule, m.bindErrors, m.skipped, m.solveErrors, m.preempted,
+		m.variables, m.constraints, m.pending, m.leader, m.e2eLatencies,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}

@@ -1,0 +1,383 @@
+// Package app is weave-scheduler: a Kubernetes scheduler whose policy is SQL. Informers keep the state
+// database of package scheduler current; the leader solves batches of pending pods with Weave, re-checks each
+// placement against the latest informer view, and binds through the Binding subresource.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+
+	"github.com/weavesql/weave/scheduler"
+)
+
+// Hooks let tests act between the phases of a batch.
+type Hooks struct {
+	// AfterSolve runs after a batch is solved, before the re-check and the bindings.
+	AfterSolve func(ctx context.Context, bindings []scheduler.Binding)
+}
+
+// Server is one weave-scheduler replica.
+type Server struct {
+	cfg     Config
+	client  kubernetes.Interface
+	log     *slog.Logger
+	brain   *scheduler.Scheduler
+	metrics *metrics
+	Hooks   Hooks
+
+	factory    informers.SharedInformerFactory
+	podLister  corelisters.PodLister
+	nodeLister corelisters.NodeLister
+	recorder   events.EventRecorder
+	broadcast  events.EventBroadcaster
+
+	synced atomic.Bool
+	leader atomic.Bool
+
+	mu       sync.Mutex
+	inflight map[string]string     // pod key → node while its binding is under way
+	backoff  map[string]*time.Timer // pods kept out of the queue until their retry time
+	attempts map[string]int         // failed attempts per pod (the backoff's exponent)
+	binds    chan bindJob
+}
+
+type bindJob struct {
+	pod  *v1.Pod
+	node string
+}
+
+// RESTConfig builds the API client configuration from cfg (kubeconfig or in-cluster).
+func RESTConfig(cfg Config) (*rest.Config, error) {
+	var rc *rest.Config
+	var err error
+	if cfg.Kubeconfig != "" {
+		rc, err = clientcmdConfig(cfg.Kubeconfig)
+	} else {
+		rc, err = rest.InClusterConfig()
+	}
+	if err != nil {
+		return nil, err
+	}
+	rc.QPS, rc.Burst = cfg.QPS, cfg.Burst
+	rc.UserAgent = "weave-scheduler"
+	return rc, nil
+}
+
+// New creates a replica; Run starts it.
+func New(cfg Config, rc *rest.Config, log *slog.Logger) (*Server, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	client, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return nil, err
+	}
+	brain, err := scheduler.New(scheduler.Config{
+		Name:      cfg.SchedulerName,
+		BatchSize: cfg.BatchSize,
+		BatchIdle: cfg.BatchWait,
+		Timeout:   cfg.SolverTimeout,
+		Verify:    cfg.Verify,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg: cfg, client: client, log: log.With("scheduler", cfg.SchedulerName, "identity", cfg.Identity),
+		brain: brain, metrics: newMetrics(),
+		inflight: map[string]string{}, backoff: map[string]*time.Timer{}, attempts: map[string]int{},
+		binds: make(chan bindJob, 4*cfg.BatchSize),
+	}
+	s.factory = informers.NewSharedInformerFactory(client, 0)
+	s.podLister = s.factory.Core().V1().Pods().Lister()
+	s.nodeLister = s.factory.Core().V1().Nodes().Lister()
+	s.broadcast = events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
+	s.recorder = s.broadcast.NewRecorder(scheme.Scheme, cfg.SchedulerName)
+	return s, nil
+}
+
+// Client returns the replica's API client.
+func (s *Server) Client() kubernetes.Interface { return s.client }
+
+// Ready reports whether the informers have synced.
+func (s *Server) Ready() bool { return s.synced.Load() }
+
+// Leader reports whether this replica holds the Lease (always true without leader election once running).
+func (s *Server) Leader() bool { return s.leader.Load() }
+
+// Handler serves /healthz, /readyz and /metrics.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
+		if !s.synced.Load() {
+			http.Error(w, "informers not synced", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	mux.Handle("/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	return mux
+}
+
+// Run runs the replica until ctx is cancelled or, with leader election, until it loses the Lease.
+func (s *Server) Run(ctx context.Context) error {
+	defer s.brain.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if s.cfg.BindAddress != "" {
+		ln, err := net.Listen("tcp", s.cfg.BindAddress)
+		if err != nil {
+			return err
+		}
+		srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 5 * time.Second}
+		go srv.Serve(ln)
+		defer srv.Close()
+		s.log.Info("serving", "address", ln.Addr().String())
+	}
+	s.broadcast.StartRecordingToSink(ctx.Done())
+	defer s.broadcast.Shutdown()
+	if err := s.startInformers(ctx); err != nil {
+		return err
+	}
+	for i := 0; i < s.cfg.BindWorkers; i++ {
+		go s.bindWorker(ctx)
+	}
+	if !s.cfg.LeaderElect {
+		s.leader.Store(true)
+		s.metrics.leader.Set(1)
+		return s.scheduleLoop(ctx)
+	}
+	lock := &resourcelock.LeaseLock{
+		LeaseMeta:  metav1.ObjectMeta{Namespace: s.cfg.LeaseNamespace, Name: s.cfg.LeaseName},
+		Client:     s.client.CoordinationV1(),
+		LockConfig: resourcelock.ResourceLockConfig{Identity: s.cfg.Identity},
+	}
+	var loopErr error
+	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+		Lock:            lock,
+		LeaseDuration:   s.cfg.LeaseDuration,
+		RenewDeadline:   s.cfg.RenewDeadline,
+		RetryPeriod:     s.cfg.RetryPeriod,
+		ReleaseOnCancel: true,
+		Name:            s.cfg.LeaseName,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) {
+				s.log.Info("became leader")
+				s.leader.Store(true)
+				s.metrics.leader.Set(1)
+				loopErr = s.scheduleLoop(ctx)
+			},
+			OnStoppedLeading: func() {
+				s.leader.Store(false)
+				s.metrics.leader.Set(0)
+				s.log.Info("stopped leading")
+			},
+			OnNewLeader: func(id string) { s.log.Info("leader", "holder", id) },
+		},
+	})
+	if err != nil {
+		return err
+	}
+	le.Run(ctx)
+	if ctx.Err() != nil {
+		return nil
+	}
+	if loopErr != nil && !errors.Is(loopErr, context.Canceled) {
+		return loopErr
+	}
+	return errors.New("lost the leader lease")
+}
+
+// --- informers -> state ---
+
+func (s *Server) startInformers(ctx context.Context) error {
+	nodes := s.factory.Core().V1().Nodes().Informer()
+	pods := s.factory.Core().V1().Pods().Informer()
+	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { s.nodeChanged(nil, obj.(*v1.Node)) },
+		UpdateFunc: func(old, obj any) {
+			s.nodeChanged(old.(*v1.Node), obj.(*v1.Node))
+		},
+		DeleteFunc: func(obj any) {
+			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			if n, ok := obj.(*v1.Node); ok {
+				s.must("delete node", s.brain.DeleteNode(context.Background(), n.Name))
+			}
+		},
+	}); err != nil {
+		return err
+	}
+	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { s.podChanged(nil, obj.(*v1.Pod)) },
+		UpdateFunc: func(old, obj any) { s.podChanged(old.(*v1.Pod), obj.(*v1.Pod)) },
+		DeleteFunc: func(obj any) {
+			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			if p, ok := obj.(*v1.Pod); ok {
+				s.podDeleted(p)
+			}
+		},
+	}); err != nil {
+		return err
+	}
+	// A watch error is logged and the reflector relists (then the handlers see every object again: the state
+	// converges to the fresh list).
+	for _, inf := range []cache.SharedIndexInformer{nodes, pods} {
+		_ = inf.SetWatchErrorHandler(func(r *cache.Reflector, err error) {
+			s.log.Warn("watch interrupted; relisting", "error", err)
+		})
+	}
+	s.factory.Start(ctx.Done())
+	for typ, ok := range s.factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("informer %v did not sync", typ)
+		}
+	}
+	s.synced.Store(true)
+	s.log.Info("informers synced")
+	return nil
+}
+
+func (s *Server) must(what string, err error) {
+	if err != nil {
+		s.log.Error("state update failed", "op", what, "error", err)
+	}
+}
+
+func (s *Server) nodeChanged(old, n *v1.Node) {
+	nn := toNode(n)
+	if old != nil && reflect.DeepEqual(toNode(old), nn) {
+		return // heartbeat: nothing the policies read changed
+	}
+	s.must("upsert node", s.brain.UpsertNode(context.Background(), nn))
+	// A new or changed node may make room for pods that were unschedulable: retry them now.
+	s.flushBackoff()
+}
+
+func terminal(p *v1.Pod) bool {
+	return p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed
+}
+
+func (s *Server) ours(p *v1.Pod) bool { return p.Spec.SchedulerName == s.cfg.SchedulerName }
+
+func (s *Server) podChanged(old, p *v1.Pod) {
+	key := podKey(p)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p.Spec.NodeName == "" {
+		if !s.ours(p) {
+			return // another scheduler's pending pod takes no resources
+		}
+		if p.DeletionTimestamp != nil || terminal(p) {
+			s.must("delete pod", s.brain.DeletePod(context.Background(), key))
+			return
+		}
+		if _, ok := s.backoff[key]; ok {
+			return // re-read from the lister when its backoff ends
+		}
+		if node, ok := s.inflight[key]; ok {
+			// The binding is under way: keep the pod assumed on its node.
+			sp := toPod(p)
+			sp.NodeName = node
+			s.must("upsert pod", s.brain.UpsertPod(context.Background(), sp))
+			return
+		}
+		if old != nil && old.Spec.NodeName == "" && reflect.DeepEqual(old.Labels, p.Labels) && reflect.DeepEqual(old.Spec, p.Spec) {
+			return // a status change (our own condition patch): nothing to re-place
+		}
+	}
+	s.must("upsert pod", s.brain.UpsertPod(context.Background(), toPod(p)))
+}
+
+func (s *Server) podDeleted(p *v1.Pod) {
+	key := podKey(p)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.backoff[key]; ok {
+		t.Stop()
+		delete(s.backoff, key)
+	}
+	delete(s.attempts, key)
+	s.must("delete pod", s.brain.DeletePod(context.Background(), key))
+}
+
+// --- backoff ---
+
+// backOff takes a pod out of the queue and brings it back after its delay (exponential per pod).
+func (s *Server) backOff(p *v1.Pod) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.backOffLocked(podKey(p))
+}
+
+func (s *Server) backOffLocked(key string) {
+	if t := s.backoff[key]; t != nil {
+		t.Stop()
+	}
+	delete(s.inflight, key)
+	s.attempts[key]++
+	delay := s.cfg.InitialBackoff << min(s.attempts[key]-1, 16)
+	if delay > s.cfg.MaxBackoff || delay <= 0 {
+		delay = s.cfg.MaxBackoff
+	}
+	s.must("delete pod", s.brain.DeletePod(context.Background(), key))
+	s.backoff[key] = time.AfterFunc(delay, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if _, ok := s.backoff[key]; ok {
+			s.requeueLocked(key)
+		}
+	})
+}
+
+// requeueLocked ends a pod's backoff: the pod is read again from the lister.
+func (s *Server) requeueLocked(key string) {
+	if t := s.backoff[key]; t != nil {
+		t.Stop()
+	}
+	delete(s.backoff, key)
+	ns, name, _ := strings.Cut(key, "/")
+	p, err := s.podLister.Pods(ns).Get(name)
+	if err != nil {
+		delete(s.attempts, key)
+		return
+	}
+	if p.Spec.NodeName == "" && p.DeletionTimestamp == nil && !terminal(p) {
+		s.must("upsert pod", s.brain.UpsertPod(context.Background(), toPod(p)))
+	}
+}
+
+// flushBackoff requeues every backed-off pod (the cluster changed).
+func (s *Server) flushBackoff() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for key := range s.backoff {
+		s.requeueLocked(key)
+	}
+}
