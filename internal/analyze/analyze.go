@@ -190,9 +190,21 @@ func (a *analyzer) table(st *sqlfront.CreateTable) {
 				if c.Nullable && c.NotNull {
 					a.errorf(it.Pos, "variable column %s is declared not null and nullable", it.Name)
 				}
-				for _, k := range t.PrimaryKey {
-					if k == i {
-						a.errorf(it.Pos, "variable column %s is part of the primary key; keys must be input columns", it.Name)
+				// A single-column key on a decision column means the solver
+				// must pick distinct values: an all_different over the
+				// column. A key spanning several columns must be input.
+				if slices.Contains(t.PrimaryKey, i) {
+					if len(t.PrimaryKey) > 1 {
+						a.errorf(it.Pos, "variable column %s is part of a primary key of several columns; such keys must be input columns", it.Name)
+					} else {
+						c.Unique = true
+					}
+				}
+				for _, u := range st.Unique {
+					if len(u) == 1 && u[0] == c.Name {
+						c.Unique = true
+					} else if len(u) > 1 && slices.Contains(u, c.Name) {
+						a.errorf(it.Pos, "variable column %s is part of a unique key of several columns; only single-column keys on decision columns are supported", it.Name)
 					}
 				}
 			}

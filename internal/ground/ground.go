@@ -128,6 +128,8 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		}
 	}()
 	g.makeVariables()
+	g.view = ""
+	g.uniqueColumns()
 	// The decision cells are what the search branches on; auxiliaries
 	// (loads, min/max targets, reified conditions) follow by propagation.
 	var decisions []cp.IntVar
@@ -297,6 +299,35 @@ func (g *grounder) makeVariables() {
 			}
 		}
 		g.vars[t] = vars
+	}
+}
+
+// uniqueColumns posts an all_different over every decision column with a
+// single-column key: the database would reject duplicates, so the solver
+// must not propose them. NULLs (nullable columns) may repeat, as in SQL.
+func (g *grounder) uniqueColumns() {
+	for _, t := range g.prog.Tables {
+		for ci, c := range t.Columns {
+			if !c.Variable || !c.Unique {
+				continue
+			}
+			name := t.Name + "." + c.Name + " unique"
+			var xs []cp.IntVar
+			for _, row := range g.vars[t] {
+				xs = append(xs, row[ci])
+			}
+			if !c.Nullable {
+				g.m.AddAllDifferent(xs...).WithName(name)
+				continue
+			}
+			for i := range xs {
+				for j := i + 1; j < len(xs); j++ {
+					var d cp.LinearExpr
+					d.AddTerm(xs[i], 1).AddTerm(xs[j], -1)
+					g.m.AddNotEqual(d, 0).OnlyEnforceIf(g.m.EqLit(xs[i], g.nullOf[xs[i]]).Not(), g.m.EqLit(xs[j], g.nullOf[xs[j]]).Not()).WithName(name)
+				}
+			}
+		}
 	}
 }
 

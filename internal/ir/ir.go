@@ -106,6 +106,9 @@ type Column struct {
 	NotNull bool
 	// Variable marks a decision column (@variable_columns).
 	Variable bool
+	// Unique marks a decision column with a single-column primary key or
+	// unique constraint: its values are pairwise distinct (NULLs aside).
+	Unique bool
 	// Nullable marks a decision column that may be left NULL
 	// ("-- @variable_columns (col nullable)").
 	Nullable bool

@@ -22,6 +22,9 @@ func (p *Program) String() string {
 				if c.Nullable {
 					b.WriteString(" nullable")
 				}
+				if c.Unique {
+					b.WriteString(" unique")
+				}
 			}
 		}
 		b.WriteString(")\n")
