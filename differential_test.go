@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weavesql/weave/backend/minizinc"
+	"github.com/weavesql/weave/backend/minizinc/mzntest"
 	"github.com/weavesql/weave/internal/ground"
 	_ "modernc.org/sqlite"
 )
@@ -204,31 +206,47 @@ func TestDifferentialAgainstSQLite(t *testing.T) {
 						t.Fatal(err)
 					}
 					feasible, best := bruteForce(t, m)
+					judge := func(t *testing.T, who string, res *Result) {
+						t.Helper()
+						switch {
+						case !feasible:
+							if res.Status != Infeasible {
+								t.Fatalf("brute force finds no feasible assignment, %s says %s", who, res.Status)
+							}
+						case res.Status == Infeasible || res.Status == Unknown:
+							t.Fatalf("brute force finds a solution (best %d), %s says %s", best, who, res.Status)
+						default:
+							got := int64(0)
+							if res.Objective != nil {
+								got = *res.Objective
+							}
+							if res.Status == Optimal && got != best {
+								t.Fatalf("%s claims optimum %d, brute force finds %d", who, got, best)
+							}
+							if got > best {
+								t.Fatalf("%s's objective %d exceeds the brute-force optimum %d", who, got, best)
+							}
+							if res.Status != Optimal {
+								t.Errorf("%s did not prove optimality on a tiny instance (objective %d, optimum %d)", who, got, best)
+							}
+						}
+					}
 					res, err := m.Solve(ctx, SolveOptions{Timeout: 5 * time.Second, Verify: true, Seed: int64(seed)})
 					if err != nil {
 						t.Fatalf("solve: %v", err)
 					}
-					switch {
-					case !feasible:
-						if res.Status != Infeasible {
-							t.Fatalf("brute force finds no feasible assignment, Weave says %s", res.Status)
-						}
-					case res.Status == Infeasible || res.Status == Unknown:
-						t.Fatalf("brute force finds a solution (best %d), Weave says %s", best, res.Status)
-					default:
-						got := int64(0)
-						if res.Objective != nil {
-							got = *res.Objective
-						}
-						if res.Status == Optimal && got != best {
-							t.Fatalf("Weave claims optimum %d, brute force finds %d", got, best)
-						}
-						if got > best {
-							t.Fatalf("Weave's objective %d exceeds the brute-force optimum %d", got, best)
-						}
-						if res.Status != Optimal {
-							t.Errorf("Weave did not prove optimality on a tiny instance (objective %d, optimum %d)", got, best)
-						}
+					judge(t, "Weave", res)
+					// The paper's pipeline on the same grounded models: both
+					// backends must agree with SQLite, hence with each other.
+					if run == 0 && d.Name == "sqlite" {
+						t.Run("minizinc", func(t *testing.T) {
+							mzntest.Require(t)
+							res, err := m.Solve(ctx, SolveOptions{Timeout: 20 * time.Second, Verify: true, NoExplain: true, Backend: minizinc.Backend{}})
+							if err != nil {
+								t.Fatalf("solve with MiniZinc: %v", err)
+							}
+							judge(t, "MiniZinc+Gecode", res)
+						})
 					}
 				})
 			}

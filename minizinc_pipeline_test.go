@@ -163,5 +163,27 @@ func BenchmarkMiniZincPipeline(b *testing.B) {
 				b.Logf("%s %s: %v objective %d", c.name, style, r.Status, r.Objective)
 			})
 		}
+		// The native engine on the same grounded model, in the same run.
+		b.Run(c.name+"/native", func(b *testing.B) {
+			var r *cp.Response
+			var solve time.Duration
+			for b.Loop() {
+				start := time.Now()
+				var err error
+				r, err = m.Solve(context.Background(), cp.Params{TimeLimit: 10 * time.Second})
+				if err != nil {
+					b.Fatal(err)
+				}
+				solve = time.Since(start)
+				if r.HasSolution() {
+					if err := m.Verify(r); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(solve.Microseconds())/1000, "solve-ms")
+			b.ReportMetric(float64(r.Objective), "objective")
+			b.ReportMetric(float64(r.Status), "status")
+		})
 	}
 }
