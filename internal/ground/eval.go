@@ -190,6 +190,13 @@ func maxSource(e ir.Expr) int {
 // become hash lookups; an equality between a decision column and an input
 // column is enumerated over the variable's domain.
 func (g *grounder) join(q *ir.Query, outer *tuple) []*tuple {
+	return g.joinPruned(q, outer, -1, nil)
+}
+
+// joinPruned is join, skipping the rows of source src for which skip
+// holds: a hard view whose check reads only that source need not pair a
+// row that satisfies it with anything (the pairs would post nothing).
+func (g *grounder) joinPruned(q *ir.Query, outer *tuple, src int, skip func(*row) bool) []*tuple {
 	n := len(q.From)
 	byLevel := make([][]ir.Expr, n)
 	start := &tuple{rows: make([]*row, n), outer: outer, guard: fTrue}
@@ -213,6 +220,9 @@ func (g *grounder) join(q *ir.Query, outer *tuple) []*tuple {
 		for _, t := range tuples {
 			for _, c := range lookup.candidates(g, t, r) {
 				rw := &r.rows[c.row]
+				if i == src && skip(rw) {
+					continue
+				}
 				guard := and2(and2(t.guard, rw.guard), c.guard)
 				if isFalse(guard) {
 					continue

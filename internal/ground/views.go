@@ -11,13 +11,32 @@ import (
 // satisfies the having clause and the selected constraint aggregates.
 func (g *grounder) hard(v *ir.View) {
 	q := v.Query
-	tuples := g.join(q, nil)
 	defer func() { g.assume = nil }()
 	if !q.Aggregate {
 		// The check often reads one source only (the node's conditions):
-		// evaluate it once per row of that source, not once per pair.
+		// evaluate it once per row of that source, not once per pair, and
+		// do not pair the rows that satisfy it at all.
 		deps := sourcesRead(q.Check)
 		memo := map[[2]*row]form{}
+		var tuples []*tuple
+		if len(deps) == 1 {
+			src := deps[0]
+			holds := map[*row]bool{}
+			skip := func(rw *row) bool {
+				h, ok := holds[rw]
+				if !ok {
+					t := &tuple{rows: make([]*row, len(q.From))}
+					t.rows[src] = rw
+					ct, _ := truth(g.expr(q.Check, scope{t: t}))
+					h = isTrue(ct)
+					holds[rw] = h
+				}
+				return h
+			}
+			tuples = g.joinPruned(q, nil, src, skip)
+		} else {
+			tuples = g.join(q, nil)
+		}
 		for _, t := range tuples {
 			var ct form
 			key, ok := memoKey(t, deps)
@@ -40,6 +59,7 @@ func (g *grounder) hard(v *ir.View) {
 		}
 		return
 	}
+	tuples := g.join(q, nil)
 	for _, grp := range g.groups(q, tuples, nil) {
 		if g.opts.Explain {
 			dec, data := g.groupRefs(grp)
