@@ -174,8 +174,10 @@ type ViewStats struct {
 	Constraints int            `json:"constraints"`
 	ByKind      map[string]int `json:"constraints_by_kind"`
 	// Presolved counts the view's constraints still open after the
-	// solver's presolve (domain cuts folded, entailed ones dropped).
-	Presolved int `json:"presolved_constraints"`
+	// solver's presolve (domain cuts folded, entailed ones dropped), and
+	// PresolvedByKind by kind.
+	Presolved       int            `json:"presolved_constraints"`
+	PresolvedByKind map[string]int `json:"presolved_constraints_by_kind"`
 	// Ground is the time spent grounding the view (the views it reads
 	// are evaluated once, on first use, and counted there).
 	Ground time.Duration `json:"ground_ns"`

@@ -74,9 +74,12 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 	st.PresolvedVariables = resp.Stats.PresolvedVariables
 	st.PresolvedConstraints = resp.Stats.PresolvedConstraints
 	st.PresolvedByKind = resp.Stats.PresolvedByKind
-	for name, n := range resp.Stats.PresolvedByName {
+	for name, kinds := range resp.Stats.PresolvedByName {
 		if vs, ok := st.Views[name]; ok {
-			vs.Presolved = n
+			vs.PresolvedByKind = kinds
+			for _, n := range kinds {
+				vs.Presolved += n
+			}
 			st.Views[name] = vs
 		}
 	}

@@ -80,9 +80,9 @@ type Stats struct {
 	PresolvedVariables, PresolvedConstraints int
 	PresolvedByKind                          map[string]int
 	// PresolvedByName counts the open constraints per WithName name
-	// ("" for unnamed ones), so a caller can say what each source of
-	// constraints still weighs after presolve.
-	PresolvedByName                      map[string]int
+	// ("" for unnamed ones) and kind, so a caller can say what each
+	// source of constraints still weighs after presolve.
+	PresolvedByName                      map[string]map[string]int
 	Branches, Conflicts, Solutions       int64
 	Restarts, LNSRounds, LNSImprovements int64
 	// ConflictsByName counts propagation failures per constraint name

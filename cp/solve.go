@@ -230,7 +230,7 @@ func (s *solver) presolveStats(st *Stats) {
 		}
 	}
 	st.PresolvedByKind = map[string]int{}
-	st.PresolvedByName = map[string]int{}
+	st.PresolvedByName = map[string]map[string]int{}
 	for i := range m.cons {
 		c := &m.cons[i]
 		open := false
@@ -276,7 +276,10 @@ func (s *solver) presolveStats(st *Stats) {
 		if open {
 			st.PresolvedConstraints++
 			st.PresolvedByKind[string(c.Kind)]++
-			st.PresolvedByName[c.Name]++
+			if st.PresolvedByName[c.Name] == nil {
+				st.PresolvedByName[c.Name] = map[string]int{}
+			}
+			st.PresolvedByName[c.Name][string(c.Kind)]++
 		}
 	}
 }

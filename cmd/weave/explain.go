@@ -76,6 +76,7 @@ type viewReport struct {
 	Constraints int            `json:"constraints"`
 	ByKind      map[string]int `json:"constraints_by_kind"`
 	Presolved   int            `json:"presolved_constraints"`
+	PresolvedBy map[string]int `json:"presolved_constraints_by_kind"`
 	Note        string         `json:"note,omitempty"`
 }
 
@@ -112,12 +113,13 @@ func explainReport(m *weave.Model, res *weave.Result) report {
 		}
 		if vs, ok := st.Views[v.Name]; ok {
 			vr.Variables, vr.Constraints, vr.ByKind, vr.Presolved = vs.Variables, vs.Constraints, nonNil(vs.ByKind), vs.Presolved
+			vr.PresolvedBy = nonNil(vs.PresolvedByKind)
 		}
 		r.Views = append(r.Views, vr)
 	}
 	if vs, ok := st.Views["load"]; ok {
 		r.Views = append(r.Views, viewReport{View: "(bin loads)", Role: "shared", Variables: vs.Variables,
-			Constraints: vs.Constraints, ByKind: nonNil(vs.ByKind), Presolved: vs.Presolved, Note: "sums over rows placed on one node, shared by the views above"})
+			Constraints: vs.Constraints, ByKind: nonNil(vs.ByKind), Presolved: vs.Presolved, PresolvedBy: nonNil(vs.PresolvedByKind), Note: "sums over rows placed on one node, shared by the views above"})
 	}
 	return r
 }
@@ -140,6 +142,9 @@ func writeExplain(w io.Writer, r report) error {
 	fmt.Fprintln(tw, "view\trole\tvariables\tconstraints\tafter presolve\tby kind")
 	for _, v := range r.Views {
 		detail := kinds(v.ByKind)
+		if v.Presolved > 0 {
+			detail += " -> " + kinds(v.PresolvedBy)
+		}
 		if v.Note != "" {
 			if detail != "" {
 				detail += "; "

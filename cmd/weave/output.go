@@ -35,6 +35,9 @@ type jsonStats struct {
 	SolveMS     float64        `json:"solve_ms"`
 	ExtractMS   float64        `json:"extract_ms"`
 	VerifyMS    float64        `json:"verify_ms"`
+	// Views details what each hard and soft view added, before and
+	// after presolve (as weave explain prints it).
+	Views map[string]weave.ViewStats `json:"views"`
 }
 
 // orderedRow is a solved row encoded as a JSON object whose keys follow
@@ -94,6 +97,7 @@ func toJSON(res *weave.Result) jsonResult {
 			SolveMS:     ms(res.Stats.Solve),
 			ExtractMS:   ms(res.Stats.Extract),
 			VerifyMS:    ms(res.Stats.Verify),
+			Views:       nonNil(res.Stats.Views),
 		},
 	}
 	if !res.Status.HasSolution() {
