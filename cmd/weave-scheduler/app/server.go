@@ -57,7 +57,7 @@ type Server struct {
 	leader atomic.Bool
 
 	mu       sync.Mutex
-	inflight map[string]string     // pod key → node while its binding is under way
+	inflight map[string]string      // pod key → node while its binding is under way
 	backoff  map[string]*time.Timer // pods kept out of the queue until their retry time
 	attempts map[string]int         // failed attempts per pod (the backoff's exponent)
 	binds    chan bindJob
