@@ -1,6 +1,8 @@
 package app
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -110,7 +112,7 @@ func ParseFlags(args []string) (Config, error) {
 		if err != nil {
 			return cfg, err
 		}
-		if err := yaml.UnmarshalStrict(data, &cfg); err != nil {
+		if err := decodeFile(data, &cfg); err != nil {
 			return cfg, fmt.Errorf("%s: %w", *file, err)
 		}
 	}
@@ -166,3 +168,31 @@ func ParseFlags(args []string) (Config, error) {
 	}
 	return cfg, nil
 }
+
+// decodeFile reads a YAML or JSON configuration; durations are written as Go durations ("200ms", "2s").
+func decodeFile(data []byte, cfg *Config) error {
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(js, &m); err != nil {
+		return err
+	}
+	for k, v := range m {
+		if str, ok := v.(string); ok && durationField[k] {
+			d, err := time.ParseDuration(str)
+			if err != nil {
+				return fmt.Errorf("%s: %w", k, err)
+			}
+			m[k] = int64(d)
+		}
+	}
+	js, _ = json.Marshal(m)
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	return dec.Decode(cfg)
+}
+
+var durationField = map[string]bool{"batchWait": true, "solverTimeout": true, "initialBackoff": true, "maxBackoff": true,
+	"leaseDuration": true, "renewDeadline": true, "retryPeriod": true}

@@ -381,3 +381,19 @@ func (s *Server) flushBackoff() {
 		s.requeueLocked(key)
 	}
 }
+
+// HasPod and HasNode report whether the replica's informers currently see the object.
+func (s *Server) HasPod(ns, name string) bool {
+	_, err := s.podLister.Pods(ns).Get(name)
+	return err == nil
+}
+
+func (s *Server) HasNode(name string) bool {
+	_, err := s.nodeLister.Get(name)
+	return err == nil
+}
+
+// Metrics returns the Prometheus registry's text exposition (tests and diagnostics).
+func (s *Server) Metrics() http.Handler {
+	return promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
+}
