@@ -211,7 +211,7 @@ func (g *grounder) compare(op string, l, r value) value {
 	}
 	notNull := and(neg(l.null), neg(r.null))
 	if l.k == kConst && r.k == kConst {
-		return constVal(compareConst(op, l.c, r.c))
+		return constVal(ir.CompareConst(op, l.c, r.c))
 	}
 	var atom form
 	switch {
@@ -268,49 +268,6 @@ func (g *grounder) stringEq(l, r value) form {
 		return g.eq(l.sv, g.dict.lookup(s))
 	}
 	return linAtom(varLin(l.sv).add(varLin(r.sv), -1), 0, 0)
-}
-
-func compareConst(op string, a, b any) bool {
-	c := 0
-	switch x := a.(type) {
-	case int64:
-		y := b.(int64)
-		switch {
-		case x < y:
-			c = -1
-		case x > y:
-			c = 1
-		}
-	case string:
-		y := b.(string)
-		switch {
-		case x < y:
-			c = -1
-		case x > y:
-			c = 1
-		}
-	case bool:
-		y := b.(bool)
-		switch {
-		case !x && y:
-			c = -1
-		case x && !y:
-			c = 1
-		}
-	}
-	switch op {
-	case "=":
-		return c == 0
-	case "<>":
-		return c != 0
-	case "<":
-		return c < 0
-	case "<=":
-		return c <= 0
-	case ">":
-		return c > 0
-	}
-	return c >= 0
 }
 
 func (g *grounder) coalesce(e *ir.Coalesce, sc scope) value {

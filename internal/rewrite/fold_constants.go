@@ -140,47 +140,7 @@ func foldBinary(x *ir.Binary) ir.Expr {
 		}
 		return &ir.Const{P: x.P, Value: v, T: ir.Int}
 	case "=", "<>", "<", "<=", ">", ">=":
-		return &ir.Const{P: x.P, Value: compare(x.Op, l, r), T: ir.Bool}
+		return &ir.Const{P: x.P, Value: ir.CompareConst(x.Op, l, r), T: ir.Bool}
 	}
 	return x
-}
-
-func compare(op string, a, b any) bool {
-	c := 0
-	switch x := a.(type) {
-	case int64:
-		y := b.(int64)
-		if x < y {
-			c = -1
-		} else if x > y {
-			c = 1
-		}
-	case string:
-		y := b.(string)
-		if x < y {
-			c = -1
-		} else if x > y {
-			c = 1
-		}
-	case bool:
-		y := b.(bool)
-		if !x && y {
-			c = -1
-		} else if x && !y {
-			c = 1
-		}
-	}
-	switch op {
-	case "=":
-		return c == 0
-	case "<>":
-		return c != 0
-	case "<":
-		return c < 0
-	case "<=":
-		return c <= 0
-	case ">":
-		return c > 0
-	}
-	return c >= 0
 }
