@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/weavesql/weave"
 )
@@ -20,33 +19,15 @@ import (
 func runExplain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cfg solveConfig
 	fs := newFlagSet("explain", stderr)
-	fs.StringVar(&cfg.schema, "schema", "", "policy `file` (tables and annotated views)")
-	fs.StringVar(&cfg.data, "data", "", "SQL `script` loaded into a fresh in-memory SQLite database (- for stdin)")
-	fs.StringVar(&cfg.dsn, "db", "", "existing database: sqlite:PATH or PATH")
-	fs.DurationVar(&cfg.timeout, "timeout", 5*time.Second, "search time limit (0 = none)")
-	fs.StringVar(&cfg.format, "format", "text", "output format: text or json")
+	stateFlags(fs, &cfg)
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
-	if msg := cfg.validate(); msg != "" {
-		fmt.Fprintf(stderr, "weave explain: %s\n\n%s", msg, usage)
-		return exitError
-	}
-	model, err := compileFile(cfg.schema)
-	if err != nil {
-		reportError(stderr, cfg.schema, err)
-		return exitError
-	}
-	db, err := openState(ctx, model, cfg, stdin)
-	if err != nil {
-		reportError(stderr, cfg.schema, err)
-		return exitError
+	model, db, code := connectState(ctx, "explain", cfg, stdin, stderr)
+	if model == nil {
+		return code
 	}
 	defer db.Close()
-	if err := model.Connect(db); err != nil {
-		reportError(stderr, cfg.schema, err)
-		return exitError
-	}
 	res, err := model.Solve(ctx, weave.SolveOptions{Timeout: cfg.timeout, NoExplain: true})
 	if err != nil {
 		reportError(stderr, cfg.schema, err)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,37 +28,19 @@ type solveConfig struct {
 func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cfg solveConfig
 	fs := newFlagSet("solve", stderr)
-	fs.StringVar(&cfg.schema, "schema", "", "policy `file` (tables and annotated views)")
-	fs.StringVar(&cfg.data, "data", "", "SQL `script` loaded into a fresh in-memory SQLite database (- for stdin)")
-	fs.StringVar(&cfg.dsn, "db", "", "existing database: sqlite:PATH, PATH, or postgres://USER@HOST:PORT/DB?sslmode=disable")
-	fs.DurationVar(&cfg.timeout, "timeout", 5*time.Second, "search time limit (0 = none)")
+	stateFlags(fs, &cfg)
 	fs.Int64Var(&cfg.seed, "seed", 0, "random seed")
-	fs.StringVar(&cfg.format, "format", "text", "output format: text or json")
 	fs.BoolVar(&cfg.verify, "verify", false, "re-check the solution inside the database")
 	fs.StringVar(&cfg.backend, "backend", "native", "solver: native (package cp) or minizinc (MiniZinc with Gecode)")
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
-	if msg := cfg.validate(); msg != "" {
-		fmt.Fprintf(stderr, "weave solve: %s\n\n%s", msg, usage)
-		return exitError
-	}
-
-	model, err := compileFile(cfg.schema)
-	if err != nil {
-		reportError(stderr, cfg.schema, err)
-		return exitError
-	}
-	db, err := openState(ctx, model, cfg, stdin)
-	if err != nil {
-		reportError(stderr, cfg.schema, err)
-		return exitError
+	model, db, code := connectState(ctx, "solve", cfg, stdin, stderr)
+	if model == nil {
+		return code
 	}
 	defer db.Close()
-	if err := model.Connect(db); err != nil {
-		reportError(stderr, cfg.schema, err)
-		return exitError
-	}
+	var err error
 	opts := weave.SolveOptions{Timeout: cfg.timeout, Seed: cfg.seed, Verify: cfg.verify}
 	if opts.Backend, err = backendFor(cfg.backend); err != nil {
 		reportError(stderr, cfg.schema, err)
@@ -78,6 +61,42 @@ func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitError
 	}
 	return exitCode(res.Status)
+}
+
+// stateFlags registers the flags that name the policy and the state,
+// shared by solve and explain.
+func stateFlags(fs *flag.FlagSet, cfg *solveConfig) {
+	fs.StringVar(&cfg.schema, "schema", "", "policy `file` (tables and annotated views)")
+	fs.StringVar(&cfg.data, "data", "", "SQL `script` loaded into a fresh in-memory SQLite database (- for stdin)")
+	fs.StringVar(&cfg.dsn, "db", "", "existing database: sqlite:PATH, PATH, or postgres://USER@HOST:PORT/DB?sslmode=disable")
+	fs.DurationVar(&cfg.timeout, "timeout", 5*time.Second, "search time limit (0 = none)")
+	fs.StringVar(&cfg.format, "format", "text", "output format: text or json")
+}
+
+// connectState validates the flags, compiles the policy, opens the state
+// and connects the model to it. On failure it reports on stderr and
+// returns a nil model with the exit status.
+func connectState(ctx context.Context, cmd string, cfg solveConfig, stdin io.Reader, stderr io.Writer) (*weave.Model, *sql.DB, int) {
+	if msg := cfg.validate(); msg != "" {
+		fmt.Fprintf(stderr, "weave %s: %s\n\n%s", cmd, msg, usage)
+		return nil, nil, exitError
+	}
+	model, err := compileFile(cfg.schema)
+	if err != nil {
+		reportError(stderr, cfg.schema, err)
+		return nil, nil, exitError
+	}
+	db, err := openState(ctx, model, cfg, stdin)
+	if err != nil {
+		reportError(stderr, cfg.schema, err)
+		return nil, nil, exitError
+	}
+	if err := model.Connect(db); err != nil {
+		db.Close()
+		reportError(stderr, cfg.schema, err)
+		return nil, nil, exitError
+	}
+	return model, db, exitOK
 }
 
 // validate checks the flag combination; it returns a message, or "".
