@@ -1,0 +1,89 @@
+package ground
+
+import (
+	"testing"
+
+	"github.com/weavesql/weave/cp"
+)
+
+func TestFormsFoldConstantsAndDedupe(t *testing.T) {
+	m := cp.NewModel()
+	x := m.NewIntVar(0, 5, "x")
+	atom := fEq{x: x, v: 3}
+	cases := []struct {
+		name string
+		got  form
+		want form
+	}{
+		{"true is the unit of and", and(fTrue, atom), atom},
+		{"false absorbs and", and(atom, fFalse), fFalse},
+		{"false is the unit of or", or(fFalse, atom), atom},
+		{"true absorbs or", or(atom, fTrue), fTrue},
+		{"a repeated atom is kept once", and(atom, atom), atom},
+		{"and2 skips constants", and2(fTrue, atom), atom},
+		{"negation of an equality flips it", neg(atom), fEq{x: x, v: 3, not: true}},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("%s: got %#v, want %#v", c.name, c.got, c.want)
+		}
+	}
+	// De Morgan: not (a and b) = (not a) or (not b).
+	b := fEq{x: x, v: 4}
+	got, ok := neg(and(atom, b)).(fOr)
+	if !ok || len(got) != 2 || got[0] != neg(atom) || got[1] != neg(b) {
+		t.Errorf("not (a and b) = %#v", neg(and(atom, b)))
+	}
+	// A linear atom's negation covers both sides of its interval.
+	l := fLin{e: varLin(x), lo: 2, hi: 3}
+	if n, ok := neg(l).(fOr); !ok || len(n) != 2 {
+		t.Errorf("not (2 <= x <= 3) = %#v", neg(l))
+	}
+}
+
+func TestConstKeysDistinguishTypesAndBoundaries(t *testing.T) {
+	keys := map[string]bool{}
+	for _, vals := range [][]value{
+		{constVal(int64(1))},
+		{constVal("1")},
+		{constVal(true)},
+		{constVal(nil)},
+		{constVal("a"), constVal("bc")},
+		{constVal("ab"), constVal("c")},
+	} {
+		k, ok := constKey(vals)
+		if !ok {
+			t.Fatalf("constant key refused for %v", vals)
+		}
+		if keys[k] {
+			t.Errorf("key %q is shared by two different tuples", k)
+		}
+		keys[k] = true
+	}
+	if _, ok := constKey([]value{{k: kInt}}); ok {
+		t.Error("a symbolic value must not get a constant key")
+	}
+}
+
+func TestHoldsAtZeroAndPairs(t *testing.T) {
+	m := cp.NewModel()
+	l := m.NewIntVar(0, 10, "load")
+	x := m.NewIntVar(0, 3, "x")
+	loads := map[cp.IntVar]bool{l: true}
+	if !holdsAtZero(fLin{e: varLin(l), lo: minInt, hi: 4}, loads) {
+		t.Error("load <= 4 holds with no member present")
+	}
+	if holdsAtZero(fLin{e: varLin(l).add(constLin(-5), 1), lo: 0, hi: maxInt}, loads) {
+		t.Error("load - 5 >= 0 does not hold at zero")
+	}
+	if holdsAtZero(fLin{e: varLin(x), lo: minInt, hi: 4}, loads) {
+		t.Error("a non-load variable is not known at zero")
+	}
+	y := m.NewIntVar(0, 3, "y")
+	if a, b, ok := asPairNe(varLin(y).add(varLin(x), -1), 0); !ok || a != y || b != x {
+		t.Errorf("y - x != 0 not recognised as a pair: %v %v %v", a, b, ok)
+	}
+	if _, _, ok := asPairNe(varLin(y).add(varLin(x), -2), 0); ok {
+		t.Error("y - 2x != 0 is not a pairwise inequality")
+	}
+}
