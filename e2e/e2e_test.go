@@ -445,6 +445,9 @@ func TestThroughput(t *testing.T) {
 	weave := run("weave", "weave-scheduler", func() context.CancelFunc {
 		cfg := weaveConfig("bench")
 		cfg.BatchSize = envInt("E2E_BATCH", 100)
+		if d, err := time.ParseDuration(os.Getenv("E2E_SOLVER_TIMEOUT")); err == nil {
+			cfg.SolverTimeout = d
+		}
 		_, cancel, done := startWeave(t, c, cfg, nil)
 		return func() { cancel(); <-done }
 	})

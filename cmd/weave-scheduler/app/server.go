@@ -60,6 +60,8 @@ type Server struct {
 	inflight map[string]string      // pod key → node while its binding is under way
 	backoff  map[string]*time.Timer // pods kept out of the queue until their retry time
 	attempts map[string]int         // failed attempts per pod (the backoff's exponent)
+	unplaced map[string]int         // consecutive batches that left the pod unplaced
+	triaging atomic.Bool
 	binds    chan bindJob
 }
 
@@ -107,7 +109,7 @@ func New(cfg Config, rc *rest.Config, log *slog.Logger) (*Server, error) {
 	s := &Server{
 		cfg: cfg, client: client, log: log.With("scheduler", cfg.SchedulerName, "identity", cfg.Identity),
 		brain: brain, metrics: newMetrics(),
-		inflight: map[string]string{}, backoff: map[string]*time.Timer{}, attempts: map[string]int{},
+		inflight: map[string]string{}, backoff: map[string]*time.Timer{}, attempts: map[string]int{}, unplaced: map[string]int{},
 		binds: make(chan bindJob, 4*cfg.BatchSize),
 	}
 	s.factory = informers.NewSharedInformerFactory(client, 0)
@@ -324,6 +326,7 @@ func (s *Server) podDeleted(p *v1.Pod) {
 		delete(s.backoff, key)
 	}
 	delete(s.attempts, key)
+	delete(s.unplaced, key)
 	s.must("delete pod", s.brain.DeletePod(context.Background(), key))
 }
 
@@ -362,6 +365,7 @@ func (s *Server) requeueLocked(key string) {
 		t.Stop()
 	}
 	delete(s.backoff, key)
+	delete(s.unplaced, key)
 	ns, name, _ := strings.Cut(key, "/")
 	p, err := s.podLister.Pods(ns).Get(name)
 	if err != nil {
