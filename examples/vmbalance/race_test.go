@@ -1,0 +1,7 @@
+//go:build race
+
+package main
+
+// The race detector slows the solver several times over: tests that need
+// the solver to improve a solution give it longer.
+const raceEnabled = true
