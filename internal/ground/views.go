@@ -76,9 +76,14 @@ func (g *grounder) hard(v *ir.View) {
 		}
 		if q.Check != nil {
 			ct, _ := truth(g.expr(q.Check, scope{grp: grp}))
-			if grp.bin != nil {
+			switch {
+			case len(q.GroupBy) == 0:
+				// Without group by the single group always exists, even
+				// when no row is selected: the check holds unconditionally.
+				g.postImplied(fTrue, ct)
+			case grp.bin != nil:
 				g.postImplied(g.guardForBin(grp.bin, ct))
-			} else {
+			default:
 				g.postImplied(grp.guard, ct)
 			}
 		}
