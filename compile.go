@@ -196,21 +196,9 @@ type ViewInfo struct {
 func (m *Model) Views() []ViewInfo {
 	var out []ViewInfo
 	for _, v := range m.prog.Views {
-		out = append(out, ViewInfo{Name: v.Name, Role: roleName(v.Kind), Line: v.Pos.Line})
+		out = append(out, ViewInfo{Name: v.Name, Role: v.Kind.Role(), Line: v.Pos.Line})
 	}
 	return out
-}
-
-func roleName(k ir.ViewKind) string {
-	switch k {
-	case ir.Pushdown:
-		return "pushdown"
-	case ir.Hard:
-		return "hard"
-	case ir.Soft:
-		return "soft"
-	}
-	return "intermediate"
 }
 
 // VariableColumns lists the decision columns as "table.column", sorted.

@@ -286,7 +286,6 @@ type lookupPlan struct {
 	// varIndex indexes a decision column by the values its variables may
 	// take (for a constant probe).
 	varIndex map[int64][]candidate
-	byVar    bool        // probe is a decision variable: enumerate its domain
 	all      []candidate // every row, when there is no index
 	// byCode caches index lookups by string code for the enumeration of
 	// a string variable's domain (codes are dense).
@@ -418,7 +417,7 @@ func (g *grounder) planLookup(q *ir.Query, i int, r *rel, filters []ir.Expr) *lo
 				continue
 			}
 			if r.constCols[c.Col] {
-				return &lookupPlan{used: f, col: c.Col, probe: side[1], index: g.indexOf(r, c.Col), byVar: side[1].Var()}
+				return &lookupPlan{used: f, col: c.Col, probe: side[1], index: g.indexOf(r, c.Col)}
 			}
 			if !side[1].Var() {
 				if vi := g.varIndexOf(r, c.Col); vi != nil {

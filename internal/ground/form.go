@@ -79,28 +79,47 @@ func and2(a, b form) form {
 	return and(a, b)
 }
 
-func and(fs ...form) form {
-	var out fAnd
+func and(fs ...form) form { return connect(fs, false) }
+
+func or(fs ...form) form { return connect(fs, true) }
+
+// connect builds a conjunction (isOr false) or disjunction: nested ones of
+// the same kind are flattened, the neutral constant dropped, the absorbing
+// one returned, repeated atoms kept once.
+func connect(fs []form, isOr bool) form {
+	var out []form
 	for _, f := range fs {
 		switch f := f.(type) {
 		case fConst:
-			if !f {
-				return fFalse
+			if bool(f) == isOr {
+				return f
 			}
 		case fAnd:
-			out = append(out, f...)
+			if isOr {
+				out = append(out, f)
+			} else {
+				out = append(out, f...)
+			}
+		case fOr:
+			if isOr {
+				out = append(out, f...)
+			} else {
+				out = append(out, f)
+			}
 		default:
 			out = append(out, f)
 		}
 	}
-	out = fAnd(dedupe(out))
-	switch len(out) {
-	case 0:
-		return fTrue
-	case 1:
+	out = dedupe(out)
+	switch {
+	case len(out) == 0:
+		return fConst(!isOr)
+	case len(out) == 1:
 		return out[0]
+	case isOr:
+		return fOr(out)
 	}
-	return out
+	return fAnd(out)
 }
 
 // dedupe drops repeated atoms from a short list ("present and present"
@@ -148,30 +167,6 @@ func sameAtom(a, b form) bool {
 		return true
 	}
 	return false
-}
-
-func or(fs ...form) form {
-	var out fOr
-	for _, f := range fs {
-		switch f := f.(type) {
-		case fConst:
-			if f {
-				return fTrue
-			}
-		case fOr:
-			out = append(out, f...)
-		default:
-			out = append(out, f)
-		}
-	}
-	out = fOr(dedupe(out))
-	switch len(out) {
-	case 0:
-		return fFalse
-	case 1:
-		return out[0]
-	}
-	return out
 }
 
 // neg is the negation of f (two-valued: f is a "truth" form).

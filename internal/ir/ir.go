@@ -164,6 +164,20 @@ func (k ViewKind) String() string {
 	return "?"
 }
 
+// Role is the kind's one-word name: pushdown, hard, soft or intermediate
+// (what weave check and weave explain print).
+func (k ViewKind) Role() string {
+	switch k {
+	case Pushdown:
+		return "pushdown"
+	case Hard:
+		return "hard"
+	case Soft:
+		return "soft"
+	}
+	return "intermediate"
+}
+
 // View is a view of the schema.
 type View struct {
 	Name  string

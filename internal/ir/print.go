@@ -39,21 +39,9 @@ func (p *Program) String() string {
 		}
 	}
 	for _, v := range p.Views {
-		fmt.Fprintf(&b, "view %s [%s]:\n  %s\n", v.Name, kindWord(v.Kind), FormatQuery(v.Query))
+		fmt.Fprintf(&b, "view %s [%s]:\n  %s\n", v.Name, v.Kind.Role(), FormatQuery(v.Query))
 	}
 	return b.String()
-}
-
-func kindWord(k ViewKind) string {
-	switch k {
-	case Pushdown:
-		return "pushdown"
-	case Hard:
-		return "hard"
-	case Soft:
-		return "soft"
-	}
-	return "intermediate"
 }
 
 // FormatQuery prints q as a comprehension:
