@@ -7,39 +7,86 @@ import (
 	"sort"
 )
 
-// addImpliedCliques posts implied all_different constraints over items
-// that pairwise cannot share a bin: for bin-packing constraints over the
-// same items and bins (one per resource), two items conflict if their
-// sizes in some resource exceed the largest capacity. A clique of such
-// items needs distinct bins, which the all_different propagator (value
-// removal, pigeonhole) exploits: e.g. 51 pairwise-conflicting items
-// cannot go into 50 bins. Only items whose domains lie within the bins
-// qualify. It returns false if the model is found infeasible.
-func (s *solver) addImpliedCliques(rng *rand.Rand) bool {
-	type group struct {
-		items []int32
-		bins  []int64
-		res   []*binPackProp
-	}
-	var groups []*group
+// itemGroup is a set of bin-packing constraints over the same items and
+// bins (one per resource).
+type itemGroup struct {
+	items []int32
+	bins  []int64
+	res   []*binPackProp
+}
+
+func (s *solver) itemGroups() []*itemGroup {
+	var groups []*itemGroup
 	for _, pi := range s.props {
 		p, ok := pi.p.(*binPackProp)
 		if !ok {
 			continue
 		}
-		var g *group
+		var g *itemGroup
 		for _, h := range groups {
 			if slices.Equal(h.items, p.items) && slices.Equal(h.bins, p.bins) {
 				g = h
 			}
 		}
 		if g == nil {
-			g = &group{items: p.items, bins: p.bins}
+			g = &itemGroup{items: p.items, bins: p.bins}
 			groups = append(groups, g)
 		}
 		g.res = append(g.res, p)
 	}
-	for _, g := range groups {
+	return groups
+}
+
+// explicitConflicts returns the pairs of variables that the model
+// requires to differ unconditionally: x - y != 0 and members of small
+// all_different constraints (keyed lower index first).
+func (s *solver) explicitConflicts() map[[2]int32]bool {
+	if s.conflictPairs != nil {
+		return s.conflictPairs
+	}
+	pairs := map[[2]int32]bool{}
+	add := func(a, b int32) {
+		if a > b {
+			a, b = b, a
+		}
+		if a != b {
+			pairs[[2]int32{a, b}] = true
+		}
+	}
+	for i := range s.m.cons {
+		c := &s.m.cons[i]
+		if len(c.Enforcement) > 0 {
+			continue
+		}
+		switch c.Kind {
+		case KindNotEqual:
+			if len(c.Vars) == 2 && c.Lo == 0 && c.Coeffs[0] == -c.Coeffs[1] && c.Coeffs[0] != 0 {
+				add(c.Vars[0].idx, c.Vars[1].idx)
+			}
+		case KindAllDifferent:
+			if len(c.Vars) <= 64 {
+				for a := range c.Vars {
+					for b := a + 1; b < len(c.Vars); b++ {
+						add(c.Vars[a].idx, c.Vars[b].idx)
+					}
+				}
+			}
+		}
+	}
+	s.conflictPairs = pairs
+	return pairs
+}
+
+// groupCliques finds, per group, a large set of items that pairwise
+// cannot share a bin under the current load bounds: their sizes exceed
+// the largest capacity in some resource, or the model requires them to
+// differ. It uses randomised greedy restarts. Only items whose domains
+// lie within the bins qualify. Cliques of fewer than three items are
+// omitted.
+func (s *solver) groupCliques(rng *rand.Rand) [][]int32 {
+	var out [][]int32
+	pairs := s.explicitConflicts()
+	for _, g := range s.itemGroups() {
 		binSet := DomainFromValues(g.bins...)
 		caps := make([]int64, len(g.res))
 		for r, p := range g.res {
@@ -47,20 +94,24 @@ func (s *solver) addImpliedCliques(rng *rand.Rand) bool {
 				caps[r] = max(caps[r], s.hi[l])
 			}
 		}
+		edge := map[int32]bool{}
+		for k := range pairs {
+			edge[k[0]], edge[k[1]] = true, true
+		}
 		// Candidates: items larger than half the capacity in some
-		// resource (a clique holds at most one other item).
+		// resource (a clique holds at most one other item), and items
+		// the model separates explicitly.
 		var big []int
 		for i, v := range g.items {
+			cand := edge[v]
 			for r, p := range g.res {
-				if 2*p.sizes[i] > caps[r] {
-					if binSet.containsDomainOf(s, v) {
-						big = append(big, i)
-					}
-					break
-				}
+				cand = cand || 2*p.sizes[i] > caps[r]
+			}
+			if cand && binSet.containsDomainOf(s, v) {
+				big = append(big, i)
 			}
 		}
-		if len(big) < 2 || len(big) > 4000 {
+		if len(big) < 3 || len(big) > 4000 {
 			continue
 		}
 		conflict := func(a, b int) bool {
@@ -69,7 +120,11 @@ func (s *solver) addImpliedCliques(rng *rand.Rand) bool {
 					return true
 				}
 			}
-			return false
+			x, y := g.items[a], g.items[b]
+			if x > y {
+				x, y = y, x
+			}
+			return pairs[[2]int32{x, y}]
 		}
 		weight := make([]float64, len(g.items))
 		for _, i := range big {
@@ -77,19 +132,29 @@ func (s *solver) addImpliedCliques(rng *rand.Rand) bool {
 				weight[i] += float64(p.sizes[i]) / float64(max(caps[r], 1))
 			}
 		}
+		// Greedy restarts: by decreasing weight, each of the heaviest
+		// items first, then with noise; fewer on large groups.
+		tries := min(40, max(2, 4_000_000/(len(big)*len(big))))
+		order := append([]int(nil), big...)
+		sort.SliceStable(order, func(a, b int) bool { return weight[order[a]] > weight[order[b]] })
 		var best []int
-		for try := 0; try < 20; try++ {
-			order := append([]int(nil), big...)
-			noise := make([]float64, len(g.items))
-			for _, i := range order {
-				noise[i] = weight[i]
-				if try > 0 {
-					noise[i] *= 0.8 + 0.4*rng.Float64()
+		cl := make([]int, 0, len(big))
+		trial := make([]int, len(order))
+		noise := make([]float64, len(g.items))
+		for try := 0; try < tries; try++ {
+			copy(trial, order)
+			switch {
+			case try < tries/2 && try < len(order):
+				// Seed with the try-th heaviest item.
+				trial[0], trial[try] = trial[try], trial[0]
+			case try > 0:
+				for _, i := range trial {
+					noise[i] = weight[i] * (0.8 + 0.4*rng.Float64())
 				}
+				sort.SliceStable(trial, func(a, b int) bool { return noise[trial[a]] > noise[trial[b]] })
 			}
-			sort.SliceStable(order, func(a, b int) bool { return noise[order[a]] > noise[order[b]] })
-			var cl []int
-			for _, i := range order {
+			cl = cl[:0]
+			for _, i := range trial {
 				ok := true
 				for _, j := range cl {
 					if !conflict(i, j) {
@@ -102,7 +167,7 @@ func (s *solver) addImpliedCliques(rng *rand.Rand) bool {
 				}
 			}
 			if len(cl) > len(best) {
-				best = cl
+				best = append(best[:0], cl...)
 			}
 		}
 		if len(best) < 3 {
@@ -112,6 +177,19 @@ func (s *solver) addImpliedCliques(rng *rand.Rand) bool {
 		for k, i := range best {
 			vars[k] = g.items[i]
 		}
+		out = append(out, vars)
+	}
+	return out
+}
+
+// addImpliedCliques posts implied all_different constraints over items
+// that pairwise cannot share a bin (see groupCliques). A clique of such
+// items needs distinct bins, which the all_different propagator (value
+// removal, pigeonhole) exploits: e.g. 51 pairwise-conflicting items
+// cannot go into 50 bins. It returns false if the model is found
+// infeasible.
+func (s *solver) addImpliedCliques(rng *rand.Rand) bool {
+	for _, vars := range s.groupCliques(rng) {
 		sorted := slices.Clone(vars)
 		slices.Sort(sorted)
 		key := fmt.Sprint(sorted)
@@ -126,6 +204,49 @@ func (s *solver) addImpliedCliques(rng *rand.Rand) bool {
 		s.implied++
 	}
 	return true
+}
+
+// refutesObjective reports whether the minimised objective cannot be
+// at most v at the current level: propagation under objective <= v
+// fails, or items that pairwise cannot share a bin under the capacities
+// that bound leaves are more than the bins they may use. The state is
+// restored before returning.
+func (s *solver) refutesObjective(rng *rand.Rand, v int64) bool {
+	lvl := s.level()
+	defer s.backtrackTo(lvl)
+	s.pushLevel()
+	s.decisions = append(s.decisions, decision{v: -1})
+	if !s.setMax(s.objVar, v) || !s.propagate() {
+		return true
+	}
+	for _, vars := range s.groupCliques(rng) {
+		if !(&allDiffProp{vars: vars}).propagate(s) || !s.propagate() {
+			return true
+		}
+	}
+	return false
+}
+
+// probeObjectiveBound raises the objective's lower bound (minimised
+// internally) at the current level by bisection on refutesObjective: the
+// smallest value not refuted is a valid bound, and Response.Bound
+// reports it. Bin-packing models only (the refutation is built on their
+// cliques); at most maxProbes probes.
+func (s *solver) probeObjectiveBound(c *searchCtl, maxProbes int) bool {
+	if !s.hasObj || len(s.h.scale) == 0 {
+		return true
+	}
+	lo, hi := s.lo[s.objVar], s.hi[s.objVar]
+	// Invariant: objective <= lo-1 is refuted (by the domain).
+	for probes := 0; lo < hi && probes < maxProbes && !s.shouldStop(c); probes++ {
+		mid := lo + (hi-lo)/2
+		if s.refutesObjective(c.rng, mid) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return s.setMin(s.objVar, lo) && s.propagate()
 }
 
 // containsDomainOf reports whether every value of v's current domain is

@@ -119,6 +119,9 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 		}
 	}
 	base := len(m.assumptions)
+	if !s.probeObjectiveBound(c, 24) {
+		return Infeasible, append([]Lit(nil), m.assumptions...)
+	}
 	lns := &lnsState{frac: 0.2}
 	var i int64
 	plns := &lnsState{frac: 0.1}

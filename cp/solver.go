@@ -78,6 +78,8 @@ type solver struct {
 	folded  int             // unary constraints folded into domains
 	stamp   []int32         // scratch for addProp
 	cliques map[string]bool // implied cliques already posted
+	// conflictPairs are the variable pairs the model requires to differ.
+	conflictPairs map[[2]int32]bool
 	// Encoding literals nothing uses: not propagated, derived from their
 	// variable in every solution.
 	derived   []derivedLit
