@@ -190,13 +190,17 @@ func maxSource(e ir.Expr) int {
 // become hash lookups; an equality between a decision column and an input
 // column is enumerated over the variable's domain.
 func (g *grounder) join(q *ir.Query, outer *tuple) []*tuple {
-	return g.joinPruned(q, outer, -1, nil)
+	return g.joinPruned(q, outer, nil)
 }
 
-// joinPruned is join, skipping the rows of source src for which skip
-// holds: a hard view whose check reads only that source need not pair a
-// row that satisfies it with anything (the pairs would post nothing).
-func (g *grounder) joinPruned(q *ir.Query, outer *tuple, src int, skip func(*row) bool) []*tuple {
+// skipRow reports that row ri of a source need not be paired with anything.
+type skipRow func(r *rel, ri int) bool
+
+// joinPruned is join, skipping the rows of source i for which skip[i]
+// holds (skip and its entries may be nil): a hard view whose check holds
+// for a row whatever it is paired with (the node is ready) need not pair
+// that row at all (the pairs would post nothing).
+func (g *grounder) joinPruned(q *ir.Query, outer *tuple, skip []skipRow) []*tuple {
 	n := len(q.From)
 	byLevel := make([][]ir.Expr, n)
 	start := &tuple{rows: make([]*row, n), outer: outer, guard: fTrue}
@@ -216,13 +220,17 @@ func (g *grounder) joinPruned(q *ir.Query, outer *tuple, src int, skip func(*row
 	for i, s := range q.From {
 		r := g.source(s, outer)
 		lookup := g.planLookup(q, i, r, byLevel[i])
+		var skipI skipRow
+		if i < len(skip) {
+			skipI = skip[i]
+		}
 		next := make([]*tuple, 0, len(tuples))
 		for _, t := range tuples {
-			for _, c := range lookup.candidates(g, t, r) {
-				rw := &r.rows[c.row]
-				if i == src && skip(rw) {
+			for _, c := range lookup.candidates(g, t, r, skipI) {
+				if skipI != nil && skipI(r, c.row) {
 					continue
 				}
+				rw := &r.rows[c.row]
 				guard := and2(and2(t.guard, rw.guard), c.guard)
 				if isFalse(guard) {
 					continue
@@ -293,7 +301,10 @@ type lookupPlan struct {
 	coded  []bool
 }
 
-func (p *lookupPlan) candidates(g *grounder, t *tuple, r *rel) []candidate {
+// candidates returns the rows of r that may join t; with skip, the
+// enumeration of a decision variable's domain leaves out the rows skip
+// holds for before making their conditions.
+func (p *lookupPlan) candidates(g *grounder, t *tuple, r *rel, skip skipRow) []candidate {
 	if p.index == nil && p.varIndex == nil {
 		if p.all == nil {
 			p.all = make([]candidate, len(r.rows))
@@ -364,8 +375,14 @@ func (p *lookupPlan) candidates(g *grounder, t *tuple, r *rel) []candidate {
 		if len(rows) == 0 {
 			continue
 		}
-		l := g.eq(x, d)
+		var l form
 		for _, c := range rows {
+			if skip != nil && skip(r, c.row) {
+				continue
+			}
+			if l == nil {
+				l = g.eq(x, d)
+			}
 			out = append(out, candidate{row: c.row, guard: l})
 		}
 	}
@@ -586,53 +603,71 @@ func (g *grounder) groups(q *ir.Query, tuples []*tuple, outer *tuple) []*group {
 		grp.bin = g.binOf(grp.members)
 		return []*group{grp}
 	}
-	byKey := map[string]*group{}
 	var order []*group
+	// Groups by their constant key: by the value of a single key, or by
+	// the string of several.
+	byConst := map[any]*group{}
+	byKey := map[string]*group{}
+	find := func(key []value) *group {
+		var grp *group
+		var k string
+		if len(key) == 1 {
+			grp = byConst[key[0].c]
+		} else {
+			k, _ = constKey(key)
+			grp = byKey[k]
+		}
+		if grp == nil {
+			grp = &group{q: q, key: append([]value(nil), key...), outer: outer}
+			if len(key) == 1 {
+				byConst[key[0].c] = grp
+			} else {
+				byKey[k] = grp
+			}
+			order = append(order, grp)
+		}
+		return grp
+	}
+	// Keys over the columns of a few sources (the node's, the pod's
+	// group's) are classified once per row of each source: a tuple's group
+	// is then found by its rows' classes, without evaluating its keys.
+	kp := newKeyPlan(q)
+	var byClass map[[maxKeySources]int32]*group
+	if kp != nil {
+		byClass = map[[maxKeySources]int32]*group{}
+	}
+	keyBuf := make([]value, len(q.GroupBy))
 	type partial struct {
 		key   []value
 		guard form
 	}
-	// Fast path: a single key that is constant in the tuple (grouping by
-	// the node of a join) needs no enumeration and no string key.
-	var byConst map[any]*group
-	if len(q.GroupBy) == 1 {
-		byConst = map[any]*group{}
-	}
-	keyBuf := make([]value, len(q.GroupBy))
 	for _, t := range tuples {
-		if byConst != nil {
-			if v := g.expr(q.GroupBy[0], scope{t: t}); v.k == kConst {
-				grp := byConst[v.c]
-				if grp == nil {
-					grp = &group{q: q, key: []value{v}, outer: outer}
-					byConst[v.c] = grp
-					order = append(order, grp)
-				}
-				grp.members = append(grp.members, member{t: t, guard: t.guard})
-				continue
-			}
-		} else {
-			// Several keys, all constant in this tuple: one string key,
-			// no enumeration.
-			allConst := true
-			for i, e := range q.GroupBy {
-				keyBuf[i] = g.expr(e, scope{t: t})
-				if keyBuf[i].k != kConst {
-					allConst = false
-					break
+		var cls [maxKeySources]int32
+		classed := false
+		if kp != nil {
+			if cls, classed = kp.classes(g, t); classed {
+				if grp := byClass[cls]; grp != nil {
+					grp.members = append(grp.members, member{t: t, guard: t.guard})
+					continue
 				}
 			}
-			if allConst {
-				k, _ := constKey(keyBuf)
-				grp := byKey[k]
-				if grp == nil {
-					grp = &group{q: q, key: append([]value(nil), keyBuf...), outer: outer}
-					byKey[k] = grp
-					order = append(order, grp)
-				}
-				grp.members = append(grp.members, member{t: t, guard: t.guard})
-				continue
+		}
+		// Every key constant in this tuple: no enumeration.
+		allConst := true
+		for i, e := range q.GroupBy {
+			keyBuf[i] = g.expr(e, scope{t: t})
+			if keyBuf[i].k != kConst {
+				allConst = false
+				break
 			}
+		}
+		if allConst {
+			grp := find(keyBuf)
+			grp.members = append(grp.members, member{t: t, guard: t.guard})
+			if classed {
+				byClass[cls] = grp
+			}
+			continue
 		}
 		parts := []partial{{guard: t.guard}}
 		for _, e := range q.GroupBy {
@@ -651,23 +686,7 @@ func (g *grounder) groups(q *ir.Query, tuples []*tuple, outer *tuple) []*group {
 			parts = next
 		}
 		for _, p := range parts {
-			var grp *group
-			if byConst != nil {
-				grp = byConst[p.key[0].c]
-			} else {
-				k, _ := constKey(p.key)
-				grp = byKey[k]
-			}
-			if grp == nil {
-				grp = &group{q: q, key: p.key, outer: outer}
-				if byConst != nil {
-					byConst[p.key[0].c] = grp
-				} else {
-					k, _ := constKey(p.key)
-					byKey[k] = grp
-				}
-				order = append(order, grp)
-			}
+			grp := find(p.key)
 			grp.members = append(grp.members, member{t: t, guard: p.guard})
 		}
 	}
@@ -682,6 +701,92 @@ func (g *grounder) groups(q *ir.Query, tuples []*tuple, outer *tuple) []*group {
 		grp.guard = or(gs...)
 	}
 	return order
+}
+
+// maxKeySources is the most sources whose rows a keyPlan classifies.
+const maxKeySources = 3
+
+// keyPlan classifies the rows of the sources that group keys read: two
+// rows of a source are in one class when the keys over that source have
+// the same constant values on them. Tuples whose rows are in the same
+// classes belong to the same group.
+type keyPlan struct {
+	srcs  []int       // the sources the keys read
+	exprs [][]ir.Expr // per source, the keys that read it
+	ids   []map[*row]int32
+	names []map[string]int32
+	buf   []value
+}
+
+// newKeyPlan plans the classification of q's group keys, or returns nil
+// when a key reads several sources or an enclosing query, or the keys
+// read more than maxKeySources sources.
+func newKeyPlan(q *ir.Query) *keyPlan {
+	kp := &keyPlan{}
+	at := map[int]int{}
+	for _, e := range q.GroupBy {
+		deps := sourcesRead(e)
+		switch {
+		case deps == nil || len(deps) > 1: // an enclosing query, or several sources
+			return nil
+		case len(deps) == 0: // a constant: the same in every tuple
+			continue
+		}
+		i, ok := at[deps[0]]
+		if !ok {
+			i = len(kp.srcs)
+			at[deps[0]] = i
+			kp.srcs = append(kp.srcs, deps[0])
+			kp.exprs = append(kp.exprs, nil)
+		}
+		kp.exprs[i] = append(kp.exprs[i], e)
+	}
+	if len(kp.srcs) == 0 || len(kp.srcs) > maxKeySources {
+		return nil
+	}
+	for range kp.srcs {
+		kp.ids = append(kp.ids, map[*row]int32{})
+		kp.names = append(kp.names, map[string]int32{})
+	}
+	return kp
+}
+
+// classes returns the classes of t's rows; false when a key is not
+// constant on one of them (a decision column: enumerated instead).
+func (kp *keyPlan) classes(g *grounder, t *tuple) (cls [maxKeySources]int32, ok bool) {
+	for i, src := range kp.srcs {
+		rw := t.rows[src]
+		id, seen := kp.ids[i][rw]
+		if !seen {
+			id = kp.classify(g, i, t)
+			kp.ids[i][rw] = id
+		}
+		if id < 0 {
+			return cls, false
+		}
+		cls[i] = id
+	}
+	return cls, true
+}
+
+// classify evaluates the keys over source i on t's row of it: the class
+// of equal constant values, or -1 when one is not constant.
+func (kp *keyPlan) classify(g *grounder, i int, t *tuple) int32 {
+	kp.buf = kp.buf[:0]
+	for _, e := range kp.exprs[i] {
+		v := g.expr(e, scope{t: t})
+		if v.k != kConst {
+			return -1
+		}
+		kp.buf = append(kp.buf, v)
+	}
+	k, _ := constKey(kp.buf)
+	id, ok := kp.names[i][k]
+	if !ok {
+		id = int32(len(kp.names[i]))
+		kp.names[i][k] = id
+	}
+	return id
 }
 
 type alternative struct {

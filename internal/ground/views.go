@@ -13,30 +13,12 @@ func (g *grounder) hard(v *ir.View) {
 	q := v.Query
 	defer func() { g.assume = nil }()
 	if !q.Aggregate {
-		// The check often reads one source only (the node's conditions):
-		// evaluate it once per row of that source, not once per pair, and
-		// do not pair the rows that satisfy it at all.
+		// A check often holds for a row of one source whatever it is paired
+		// with (the node is ready, the pod requests no particular node):
+		// such rows are not paired at all.
 		deps := sourcesRead(q.Check)
 		memo := map[[2]*row]form{}
-		var tuples []*tuple
-		if len(deps) == 1 {
-			src := deps[0]
-			holds := map[*row]bool{}
-			skip := func(rw *row) bool {
-				h, ok := holds[rw]
-				if !ok {
-					t := &tuple{rows: make([]*row, len(q.From))}
-					t.rows[src] = rw
-					ct, _ := truth(g.expr(q.Check, scope{t: t}))
-					h = isTrue(ct)
-					holds[rw] = h
-				}
-				return h
-			}
-			tuples = g.joinPruned(q, nil, src, skip)
-		} else {
-			tuples = g.join(q, nil)
-		}
+		tuples := g.joinPruned(q, nil, g.rowSkips(q))
 		for _, t := range tuples {
 			var ct form
 			key, ok := memoKey(t, deps)
@@ -159,6 +141,56 @@ func (g *grounder) soft(v *ir.View) lin {
 		parts = append(parts, g.times(and(rw.guard, neg(null)), l))
 	}
 	return sumLins(parts)
+}
+
+// rowSkips returns, per source of an ungrouped hard view, a test of the
+// rows that satisfy the check on their own: rows for which a disjunct of
+// the check that reads only that source is true. A disjunct that reads one
+// source is evaluated once per row of it, not once per pair. Nil when no
+// disjunct reads a single source.
+func (g *grounder) rowSkips(q *ir.Query) []skipRow {
+	bySource := map[int][]ir.Expr{}
+	for _, d := range disjuncts(q.Check) {
+		if deps := sourcesRead(d); len(deps) == 1 {
+			bySource[deps[0]] = append(bySource[deps[0]], d)
+		}
+	}
+	if len(bySource) == 0 {
+		return nil
+	}
+	skips := make([]skipRow, len(q.From))
+	for src, ds := range bySource {
+		check := ds[0]
+		for _, d := range ds[1:] {
+			check = &ir.Binary{Op: "or", L: check, R: d, T: ir.Bool}
+		}
+		var memo []int8 // per row: 0 unknown, 1 holds, -1 does not
+		var memoRel *rel
+		skips[src] = func(r *rel, ri int) bool {
+			if memoRel != r {
+				memoRel, memo = r, make([]int8, len(r.rows))
+			}
+			if memo[ri] == 0 {
+				t := &tuple{rows: make([]*row, len(q.From))}
+				t.rows[src] = &r.rows[ri]
+				ct, _ := truth(g.expr(check, scope{t: t}))
+				memo[ri] = -1
+				if isTrue(ct) {
+					memo[ri] = 1
+				}
+			}
+			return memo[ri] == 1
+		}
+	}
+	return skips
+}
+
+// disjuncts splits e into the operands of its top-level "or"s.
+func disjuncts(e ir.Expr) []ir.Expr {
+	if b, ok := e.(*ir.Binary); ok && b.Op == "or" {
+		return append(disjuncts(b.L), disjuncts(b.R)...)
+	}
+	return []ir.Expr{e}
 }
 
 // memoKey keys a check by the rows of the sources it reads (at most two).
