@@ -183,16 +183,26 @@ func (s *solver) worstFit(v int32, bestFit bool) (int64, bool) {
 	bestVal, found := int64(0), false
 	bestScore := -1e300
 	for x, ok := s.lo[v], true; ok; x, ok = s.next(v, x+1) {
-		score, sum := 1e300, 0.0
+		score, sum, inBin := 1e300, 0.0, false
 		for k, r := range refs {
 			j, in := r.p.bin(x)
 			if !in {
 				continue
 			}
+			inBin = true
 			l := r.p.loads[j]
 			rem := float64(s.hi[l]-s.lo[l]-r.p.sizes[r.i]) * inv[k]
 			score = min(score, rem)
 			sum += rem
+		}
+		if !inBin {
+			// A value outside every bin (an item left unpacked: a pod
+			// with no node) is no fit at all: it is tried after every
+			// bin, not preferred as if its room were unbounded.
+			if x >= s.hi[v] {
+				break
+			}
+			continue
 		}
 		if bestFit {
 			score = -sum // least total remaining capacity

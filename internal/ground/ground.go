@@ -290,11 +290,11 @@ func (g *grounder) makeVariables() {
 				}
 				// The stored value is ignored as a fact but is a good
 				// first guess: warm-start the search from the current
-				// configuration.
+				// configuration. A stored NULL is no guess: the row is
+				// not decided yet (a pending pod), and hinting "leave it
+				// unassigned" would make the first solution place nothing.
 				if h, ok := g.code(r.Rows[ri][ci]); ok && d.Contains(h) {
 					g.m.AddHint(x, h)
-				} else if c.Nullable && r.Rows[ri][ci] == nil {
-					g.m.AddHint(x, null) // left unassigned: keep it so
 				}
 			}
 		}
