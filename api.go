@@ -85,6 +85,12 @@ type SolveOptions struct {
 	// constraint (status Feasible), when any valid answer beats a better
 	// one later — a scheduling loop under load.
 	FirstSolution bool
+	// ImprovementTimeout, if > 0, stops the search once the best solution
+	// has not improved for that long (status Feasible unless proven
+	// optimal): a scheduling loop gets a good placement in milliseconds
+	// instead of waiting for Timeout on objectives that are rarely proven
+	// optimal (max-min load balancing).
+	ImprovementTimeout time.Duration
 	// NoExplain skips the explanation of an infeasible model.
 	NoExplain bool
 	// ExplainTimeout bounds the search for an explanation; 0 means 1s.

@@ -22,6 +22,12 @@ type Params struct {
 	StopAfterFirstSolution bool
 	// DisableLNS turns large-neighbourhood search off (complete search only).
 	DisableLNS bool
+	// ImprovementTimeout, if > 0, stops the search once no better solution
+	// has been found for that long since the last one (status Feasible,
+	// unless optimality was proven first): for a loop that would rather
+	// act on a good solution now than on a slightly better one at the time
+	// limit. The clock starts at the first solution.
+	ImprovementTimeout time.Duration
 }
 
 // Status is the outcome of Solve.

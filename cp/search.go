@@ -25,9 +25,11 @@ type searchCtl struct {
 	hint    []int64
 	hasHint []bool
 
-	stopFirst    bool // Params.StopAfterFirstSolution
-	useIncumbent bool // solution-guided value choice
-	bestFit      bool // bin-packing value choice: best fit instead of worst fit
+	stopFirst    bool          // Params.StopAfterFirstSolution
+	stall        time.Duration // Params.ImprovementTimeout
+	lastImprove  time.Time     // when the incumbent last improved
+	useIncumbent bool          // solution-guided value choice
+	bestFit      bool          // bin-packing value choice: best fit instead of worst fit
 	objDir       []int8
 
 	start         time.Time
@@ -59,6 +61,9 @@ func (s *solver) shouldStop(c *searchCtl) bool {
 		return false
 	}
 	if !c.deadline.IsZero() && time.Now().After(c.deadline) {
+		c.stopped = true
+	}
+	if c.stall > 0 && c.solutions > 0 && time.Since(c.lastImprove) > c.stall {
 		c.stopped = true
 	}
 	if c.ctx.Err() != nil {
@@ -141,6 +146,9 @@ func (s *solver) dfs(c *searchCtl, base int, conflictLimit int64) dfsResult {
 
 func (s *solver) recordSolution(c *searchCtl) {
 	c.solutions++
+	if c.stall > 0 {
+		c.lastImprove = time.Now()
+	}
 	if c.solutions == 1 {
 		c.firstSolution = time.Since(c.start)
 	}

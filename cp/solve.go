@@ -26,7 +26,7 @@ func (m *Model) Solve(ctx context.Context, p Params) (*Response, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := &searchCtl{ctx: ctx, start: start, lastConf: -1, nodeLimit: p.NodeLimit, stopFirst: p.StopAfterFirstSolution, conflictsByCon: map[int]int64{},
+	c := &searchCtl{ctx: ctx, start: start, lastConf: -1, nodeLimit: p.NodeLimit, stopFirst: p.StopAfterFirstSolution, stall: p.ImprovementTimeout, conflictsByCon: map[int]int64{},
 		rng: rand.New(rand.NewPCG(uint64(p.Seed), 0x9e3779b97f4a7c15))}
 	if p.TimeLimit > 0 {
 		c.deadline = start.Add(p.TimeLimit)
