@@ -2,23 +2,101 @@ package scheduler
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"regexp"
 	"sort"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/stdlib"
 )
+
+// Every statement below runs unchanged on SQLite and on PostgreSQL:
+// positional parameters are $1, $2, ... (SQLite binds them in order),
+// booleans are Go bools (true/false in both), no SQLite-only syntax. The
+// PostgreSQL-only statements (the state lock) are in lockState and
+// unlockState.
 
 type stmt struct {
 	q    string
 	args []any
 }
 
-// exec runs statements in one transaction.
+// params returns "($1, $2, ..., $n)".
+func params(n int) string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "$%d", i)
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// txBeginner is a *sql.DB or, on PostgreSQL, the *sql.Conn holding the
+// state lock.
+type txBeginner interface {
+	BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error)
+}
+
+// exec runs statements in one transaction. On PostgreSQL they run on the
+// connection that holds the state lock, so a write can only succeed while
+// this scheduler owns the state; once that connection is gone every write
+// fails with ErrStateLost.
 func (s *Scheduler) exec(ctx context.Context, st []stmt) error {
 	if len(st) == 0 {
 		return nil
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	if s.lost != nil {
+		return s.lost
+	}
+	w := txBeginner(s.db)
+	if s.lock != nil {
+		w = s.lock
+		// A cancelled context would make pgx close the connection, and
+		// with it the lock: writes are short and run to the end.
+		ctx = context.WithoutCancel(ctx)
+	}
+	err := s.execOn(ctx, w, st)
+	if err == nil && s.lock != nil {
+		s.analyzeSometimes(ctx)
+	}
+	if err != nil && s.lock != nil {
+		pctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if perr := s.lock.PingContext(pctx); perr != nil {
+			s.lost = fmt.Errorf("%w: the connection holding the lock on schema %s is gone (%v); last write: %v", ErrStateLost, s.schema, perr, err)
+			return s.lost
+		}
+	}
+	return err
+}
+
+// analyzeSometimes refreshes PostgreSQL's statistics of the state tables
+// after 256, 512, 1024, ... writes. The tables start empty at every start
+// and fill within seconds as the informers list the cluster, well before
+// autovacuum first analyzes them: without statistics the planner picks
+// plans for empty tables, and the pushed-down views of the first batches
+// read several times slower.
+func (s *Scheduler) analyzeSometimes(ctx context.Context) {
+	s.writes++
+	if s.writes < s.nextAnalyze {
+		return
+	}
+	s.nextAnalyze = 2 * s.writes
+	// Named tables: a bare ANALYZE would visit every schema of the database.
+	s.lock.ExecContext(ctx, "analyze "+strings.Join(stateTables(), ", "))
+}
+
+func (s *Scheduler) execOn(ctx context.Context, w txBeginner, st []stmt) error {
+	tx, err := w.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return fmt.Errorf("scheduler: state database: %w", err)
 	}
 	defer tx.Rollback()
 	for _, x := range st {
@@ -27,6 +105,161 @@ func (s *Scheduler) exec(ctx context.Context, st []stmt) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// ErrStateInUse is returned by New when another scheduler holds the
+// PostgreSQL schema of Config.DB (its search_path): give each scheduler a
+// schema of its own.
+var ErrStateInUse = errors.New("scheduler: the state schema is in use by another scheduler")
+
+// ErrStateLost is returned by every write once the PostgreSQL connection
+// that holds the state lock is gone (server restart, network failure):
+// another scheduler may own the schema now. The Scheduler is unusable;
+// close it and start a new one, which rebuilds the state.
+var ErrStateLost = errors.New("scheduler: lost the lock on the state schema")
+
+// ErrForeignState is returned by New when Config.DB already holds a table
+// of the scheduler's schema that the scheduler did not create (no marker
+// table): New never drops tables it does not own.
+var ErrForeignState = errors.New("scheduler: the state database holds tables the scheduler did not create")
+
+var errClosed = errors.New("scheduler: closed")
+
+// stateMarker marks a database (PostgreSQL: a schema) whose scheduler
+// tables the scheduler created and may therefore drop.
+const stateMarker = "weave_scheduler_state"
+
+var createTable = regexp.MustCompile(`(?im)^\s*create\s+table\s+([a-z_][a-z0-9_]*)`)
+
+// stateTables lists the tables of the scheduler's schema, in order.
+func stateTables() []string {
+	var out []string
+	for _, m := range createTable.FindAllStringSubmatch(SchemaSQL(Placement), -1) {
+		out = append(out, strings.ToLower(m[1]))
+	}
+	return out
+}
+
+func postgres(db *sql.DB) bool {
+	_, ok := db.Driver().(*stdlib.Driver)
+	return ok
+}
+
+// open sets up the state database: a fresh in-memory SQLite database
+// when cfg.DB is nil, otherwise cfg.DB, locked (PostgreSQL) and reset.
+func (s *Scheduler) open(ctx context.Context) error {
+	if s.cfg.DB == nil {
+		db, err := sql.Open("sqlite", ":memory:")
+		if err != nil {
+			return err
+		}
+		db.SetMaxOpenConns(1) // one in-memory database
+		s.db, s.ownDB = db, true
+		return s.placement.CreateSchema(ctx, db)
+	}
+	s.db = s.cfg.DB
+	if postgres(s.db) {
+		if err := s.lockState(ctx); err != nil {
+			return err
+		}
+	}
+	return s.resetState(ctx)
+}
+
+// lockState takes a session advisory lock on the current schema (the
+// first existing schema of the search_path, where the tables go) on a
+// connection held until Close: two schedulers never share a schema.
+func (s *Scheduler) lockState(ctx context.Context) error {
+	if n := s.db.Stats().MaxOpenConnections; n == 1 {
+		return errors.New("scheduler: a PostgreSQL state database needs at least 2 connections (one holds the state lock); SetMaxOpenConns(1) is too few")
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("scheduler: connecting to the state database: %w", err)
+	}
+	var schema sql.NullString
+	if err := conn.QueryRowContext(ctx, "select current_schema()").Scan(&schema); err != nil {
+		conn.Close()
+		return fmt.Errorf("scheduler: state database: %w", err)
+	}
+	if !schema.Valid {
+		conn.Close()
+		return errors.New("scheduler: the state database's search_path names no existing schema: create the schema and set search_path in the DSN")
+	}
+	var got bool
+	if err := conn.QueryRowContext(ctx, "select pg_try_advisory_lock(hashtext('weave-scheduler'), hashtext($1))", schema.String).Scan(&got); err != nil {
+		conn.Close()
+		return fmt.Errorf("scheduler: locking the state schema %s: %w", schema.String, err)
+	}
+	if !got {
+		conn.Close()
+		return fmt.Errorf("%w: schema %s", ErrStateInUse, schema.String)
+	}
+	s.lock, s.schema, s.nextAnalyze = conn, schema.String, 256
+	return nil
+}
+
+// unlockState releases the lock and its connection.
+func (s *Scheduler) unlockState() {
+	if s.lock == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s.lock.ExecContext(ctx, "select pg_advisory_unlock(hashtext('weave-scheduler'), hashtext($1))", s.schema)
+	s.lock.Close()
+	s.lock = nil
+}
+
+// exists reports whether a table or view can be read.
+func exists(ctx context.Context, db *sql.DB, name string) bool {
+	rows, err := db.QueryContext(ctx, "select 1 from "+name+" where 1 = 0")
+	if err != nil {
+		return false
+	}
+	rows.Close()
+	return true
+}
+
+// resetState gives a caller's database a clean state: it drops the
+// scheduler's views and tables left by an earlier run (their rows are
+// stale, and their definitions may be an older version's) and creates the
+// schema again. It refuses a database whose scheduler tables it did not
+// create.
+func (s *Scheduler) resetState(ctx context.Context) error {
+	tables := stateTables()
+	if !exists(ctx, s.db, stateMarker) {
+		for _, t := range tables {
+			if exists(ctx, s.db, t) {
+				where := "the database"
+				if s.schema != "" {
+					where = "schema " + s.schema
+				}
+				return fmt.Errorf("%w: %s has a table %s but no %s table; use an empty schema or database", ErrForeignState, where, t, stateMarker)
+			}
+		}
+	}
+	st := []stmt{{"create table if not exists " + stateMarker + " (created_by varchar(40) not null)", nil}}
+	views := s.placement.Views()
+	for i := len(views) - 1; i >= 0; i-- {
+		if views[i].Role == "pushdown" {
+			st = append(st, stmt{"drop view if exists " + views[i].Name, nil})
+		}
+	}
+	cascade := ""
+	if s.lock != nil {
+		cascade = " cascade" // PostgreSQL: also views of an older version
+	}
+	for i := len(tables) - 1; i >= 0; i-- {
+		st = append(st, stmt{"drop table if exists " + tables[i] + cascade, nil})
+	}
+	if err := s.exec(ctx, st); err != nil {
+		return fmt.Errorf("scheduler: clearing the state database: %w", err)
+	}
+	if err := s.placement.CreateSchema(ctx, s.db); err != nil {
+		return err
+	}
+	return nil
 }
 
 func nullStr(s string) any {
@@ -45,26 +278,26 @@ func nullInt(v int64) any {
 
 func deleteNode(name string) []stmt {
 	return []stmt{
-		{"delete from node where name = ?", []any{name}},
-		{"delete from node_label where node_name = ?", []any{name}},
-		{"delete from node_taint where node_name = ?", []any{name}},
-		{"delete from node_image where node_name = ?", []any{name}},
+		{"delete from node where name = $1", []any{name}},
+		{"delete from node_label where node_name = $1", []any{name}},
+		{"delete from node_taint where node_name = $1", []any{name}},
+		{"delete from node_image where node_name = $1", []any{name}},
 	}
 }
 
 func writeNode(n Node) []stmt {
 	st := deleteNode(n.Name)
-	st = append(st, stmt{"insert into node values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", []any{
+	st = append(st, stmt{"insert into node values " + params(12), []any{
 		n.Name, n.Zone, n.CPU, n.Memory, n.Storage, n.Pods, n.Unschedulable, !n.NotReady,
 		n.NetworkUnavailable, n.MemoryPressure, n.DiskPressure, n.PIDPressure}})
 	for _, k := range sortedKeys(n.Labels) {
-		st = append(st, stmt{"insert into node_label values (?, ?, ?)", []any{n.Name, k, n.Labels[k]}})
+		st = append(st, stmt{"insert into node_label values " + params(3), []any{n.Name, k, n.Labels[k]}})
 	}
 	for _, t := range n.Taints {
-		st = append(st, stmt{"insert into node_taint values (?, ?, ?, ?)", []any{n.Name, t.Key, t.Value, t.Effect}})
+		st = append(st, stmt{"insert into node_taint values " + params(4), []any{n.Name, t.Key, t.Value, t.Effect}})
 	}
 	for _, k := range sortedKeys(n.Images) {
-		st = append(st, stmt{"insert into node_image values (?, ?, ?)", []any{n.Name, k, n.Images[k]}})
+		st = append(st, stmt{"insert into node_image values " + params(3), []any{n.Name, k, n.Images[k]}})
 	}
 	return st
 }
@@ -73,24 +306,24 @@ var podTables = []string{"pod_label", "pod_node_selector", "pod_node_affinity", 
 	"pod_affinity_term", "pod_spread_constraint", "pod_host_port", "pod_volume", "pod_image"}
 
 func deletePod(name string) []stmt {
-	st := []stmt{{"delete from pod where name = ?", []any{name}}}
+	st := []stmt{{"delete from pod where name = $1", []any{name}}}
 	for _, t := range podTables {
-		st = append(st, stmt{"delete from " + t + " where pod_name = ?", []any{name}})
+		st = append(st, stmt{"delete from " + t + " where pod_name = $1", []any{name}})
 	}
 	return st
 }
 
 func writePod(p *Pod) []stmt {
 	st := deletePod(p.Name)
-	st = append(st, stmt{"insert into pod values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", []any{
+	st = append(st, stmt{"insert into pod values " + params(16), []any{
 		p.Name, p.Namespace, p.SchedulerName, p.Phase, nullStr(p.NodeName), nullStr(p.RequestedNode),
 		p.CPU, p.Memory, p.Storage, p.CPULimit, p.MemoryLimit, p.Priority, p.Group, nullStr(p.Service),
 		nullInt(p.MaxPerNode), p.created}})
 	for _, k := range sortedKeys(p.Labels) {
-		st = append(st, stmt{"insert into pod_label values (?, ?, ?)", []any{p.Name, k, p.Labels[k]}})
+		st = append(st, stmt{"insert into pod_label values " + params(3), []any{p.Name, k, p.Labels[k]}})
 	}
 	for _, k := range sortedKeys(p.NodeSelector) {
-		st = append(st, stmt{"insert into pod_node_selector values (?, ?, ?)", []any{p.Name, k, p.NodeSelector[k]}})
+		st = append(st, stmt{"insert into pod_node_selector values " + params(3), []any{p.Name, k, p.NodeSelector[k]}})
 	}
 	addReq := func(required bool, term int, weight int64, r NodeRequirement) {
 		vals := r.Values
@@ -98,7 +331,7 @@ func writePod(p *Pod) []stmt {
 			vals = []string{""}
 		}
 		for _, v := range vals {
-			st = append(st, stmt{"insert into pod_node_affinity values (?, ?, ?, ?, ?, ?, ?)", []any{p.Name, required, term, weight, r.Key, r.Operator, v}})
+			st = append(st, stmt{"insert into pod_node_affinity values " + params(7), []any{p.Name, required, term, weight, r.Key, r.Operator, v}})
 		}
 	}
 	for i, term := range p.RequiredNodeAffinity {
@@ -112,22 +345,22 @@ func writePod(p *Pod) []stmt {
 		}
 	}
 	for _, t := range p.Tolerations {
-		st = append(st, stmt{"insert into pod_toleration values (?, ?, ?, ?, ?)", []any{p.Name, t.Key, t.Operator, t.Value, t.Effect}})
+		st = append(st, stmt{"insert into pod_toleration values " + params(5), []any{p.Name, t.Key, t.Operator, t.Value, t.Effect}})
 	}
 	for _, t := range p.Affinity {
-		st = append(st, stmt{"insert into pod_affinity_term values (?, ?, ?, ?, ?, ?, ?)", []any{p.Name, t.Anti, t.Required, t.Weight, t.Key, t.Value, t.TopologyKey}})
+		st = append(st, stmt{"insert into pod_affinity_term values " + params(7), []any{p.Name, t.Anti, t.Required, t.Weight, t.Key, t.Value, t.TopologyKey}})
 	}
 	for _, c := range p.Spread {
-		st = append(st, stmt{"insert into pod_spread_constraint values (?, ?, ?, ?)", []any{p.Name, c.TopologyKey, c.MaxSkew, c.Hard}})
+		st = append(st, stmt{"insert into pod_spread_constraint values " + params(4), []any{p.Name, c.TopologyKey, c.MaxSkew, c.Hard}})
 	}
 	for _, hp := range p.HostPorts {
-		st = append(st, stmt{"insert into pod_host_port values (?, ?, ?)", []any{p.Name, hp.Protocol, hp.Port}})
+		st = append(st, stmt{"insert into pod_host_port values " + params(3), []any{p.Name, hp.Protocol, hp.Port}})
 	}
 	for _, v := range p.Volumes {
-		st = append(st, stmt{"insert into pod_volume values (?, ?)", []any{p.Name, v}})
+		st = append(st, stmt{"insert into pod_volume values " + params(2), []any{p.Name, v}})
 	}
 	for _, im := range p.Images {
-		st = append(st, stmt{"insert into pod_image values (?, ?)", []any{p.Name, im}})
+		st = append(st, stmt{"insert into pod_image values " + params(2), []any{p.Name, im}})
 	}
 	return st
 }
@@ -171,13 +404,27 @@ func loadModelPods(pods []*Pod, victims []*Pod) []stmt {
 			bound = p.NodeName
 		}
 		st = append(st,
-			stmt{"insert into batch_pod values (?, ?)", []any{p.Name, nullStr(bound)}},
-			stmt{"insert into pending_pod values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", []any{
+			stmt{"insert into batch_pod values " + params(2), []any{p.Name, nullStr(bound)}},
+			stmt{"insert into pending_pod values " + params(15), []any{
 				p.Name, p.Namespace, nullStr(bound), nullStr(bound), nullStr(p.RequestedNode),
 				p.CPU, p.Memory, p.Storage, p.CPULimit, p.MemoryLimit, p.Priority, p.Group,
 				nullStr(p.Service), nullInt(p.MaxPerNode), w[p.Priority]}})
 	}
 	return st
+}
+
+func writeVolume(name, zone string) []stmt {
+	return []stmt{{"delete from volume where name = $1", []any{name}},
+		{"insert into volume values " + params(2), []any{name, zone}}}
+}
+
+func setPodPhase(name, phase string) stmt {
+	return stmt{"update pod set phase = $1 where name = $2", []any{phase, name}}
+}
+
+// setPodNode binds a pod to a node ("" unbinds it).
+func setPodNode(name, node string) stmt {
+	return stmt{"update pod set node_name = $1 where name = $2", []any{nullStr(node), name}}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

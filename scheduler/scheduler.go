@@ -1,6 +1,7 @@
 // Package scheduler is the brain of a Kubernetes scheduler whose whole
 // policy is SQL (the Weave paper, §3 and §6.1): the cluster state lives in
-// an embedded SQLite database, every policy is a view in sql/policies, and
+// an embedded SQLite database (or a caller's PostgreSQL schema or SQLite
+// file, Config.DB), every policy is a view in sql/policies, and
 // two Weave models decide: the placement model places a batch of pending
 // pods; the preemption model may also evict lower-priority bound pods,
 // across nodes. It uses only Weave's public API.
@@ -40,15 +41,41 @@ type Config struct {
 	// Seed and Workers are passed to the solver.
 	Seed    int64
 	Workers int
+	// DB is the state database; nil means a fresh in-memory SQLite
+	// database of the scheduler's own. Otherwise it is a *sql.DB opened
+	// with pgx's database/sql driver (PostgreSQL) or with modernc.org/sqlite
+	// (a SQLite file), and New makes its state clean: it drops the
+	// scheduler's tables and views left by an earlier run and creates them
+	// again (the caller then loads the cluster, as after a start in
+	// memory). It refuses a database holding such tables it did not create
+	// (ErrForeignState).
+	//
+	// On PostgreSQL the tables live in the current schema (the first
+	// existing schema of the search_path; set search_path in the DSN so
+	// every connection of the pool agrees). New takes an advisory lock on
+	// that schema, held on one connection of DB until Close: a second
+	// scheduler on the same schema fails with ErrStateInUse, and writes
+	// fail with ErrStateLost once the lock's connection is gone. SQLite
+	// files are not locked: give each scheduler its own. Close does not
+	// close DB.
+	DB *sql.DB
 }
 
-// Scheduler holds the cluster state (in memory and in SQLite) and the two
+// Scheduler holds the cluster state (in memory and in the state database) and the two
 // compiled models. Its methods are safe for concurrent use.
 type Scheduler struct {
 	cfg        Config
 	db         *sql.DB
 	placement  *weave.Model
 	preemption *weave.Model
+
+	// The state database (db.go).
+	ownDB       bool      // the in-memory database, closed by Close
+	lock        *sql.Conn // PostgreSQL: the connection holding the state lock
+	schema      string    // PostgreSQL: the locked schema
+	lost        error     // ErrStateLost once the lock's connection is gone; errClosed after Close
+	writes      int       // PostgreSQL: writes, and when to analyze the tables next
+	nextAnalyze int
 
 	mu          sync.Mutex
 	state       *State
@@ -59,8 +86,9 @@ type Scheduler struct {
 	lastStats weave.Stats
 }
 
-// New compiles both models, creates the schema in a fresh in-memory SQLite
-// database and connects the models to it.
+// New compiles both models, creates the schema in the state database
+// (Config.DB, or a fresh in-memory SQLite database) and connects the
+// models to it.
 func New(cfg Config) (*Scheduler, error) {
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = 100
@@ -79,29 +107,33 @@ func New(cfg Config) (*Scheduler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: preemption model: %w", err)
 	}
-	db, err := sql.Open("sqlite", ":memory:")
+	s := &Scheduler{cfg: cfg, placement: pl, preemption: pr, state: NewState(), wake: make(chan struct{}, 1)}
+	err = s.open(context.Background())
+	if err == nil {
+		err = pl.Connect(s.db)
+	}
+	if err == nil {
+		err = pr.Connect(s.db)
+	}
 	if err != nil {
+		s.Close()
 		return nil, err
 	}
-	db.SetMaxOpenConns(1) // one in-memory database
-	ctx := context.Background()
-	if err := pl.CreateSchema(ctx, db); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if err := pl.Connect(db); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if err := pr.Connect(db); err != nil {
-		db.Close()
-		return nil, err
-	}
-	return &Scheduler{cfg: cfg, db: db, placement: pl, preemption: pr, state: NewState(), wake: make(chan struct{}, 1)}, nil
+	return s, nil
 }
 
-// Close releases the database.
-func (s *Scheduler) Close() error { return s.db.Close() }
+// Close releases the state database: it closes the in-memory database,
+// or releases the lock on a caller's database (Config.DB, left open).
+func (s *Scheduler) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unlockState()
+	s.lost = errClosed // no write after Close: the schema may be someone else's
+	if s.ownDB && s.db != nil {
+		return s.db.Close()
+	}
+	return nil
+}
 
 // DB returns the state database (read it, do not write it).
 func (s *Scheduler) DB() *sql.DB { return s.db }
@@ -154,8 +186,7 @@ func (s *Scheduler) DeleteNode(ctx context.Context, name string) error {
 func (s *Scheduler) UpsertVolume(ctx context.Context, name, zone string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.exec(ctx, []stmt{{"delete from volume where name = ?", []any{name}},
-		{"insert into volume values (?, ?)", []any{name, zone}}}); err != nil {
+	if err := s.exec(ctx, writeVolume(name, zone)); err != nil {
 		return err
 	}
 	s.state.Volumes[name] = zone
@@ -211,7 +242,7 @@ func (s *Scheduler) SetPhase(ctx context.Context, name, phase string) error {
 	if p == nil {
 		return fmt.Errorf("scheduler: no pod %s", name)
 	}
-	if err := s.exec(ctx, []stmt{{"update pod set phase = ? where name = ?", []any{phase, name}}}); err != nil {
+	if err := s.exec(ctx, []stmt{setPodPhase(name, phase)}); err != nil {
 		return err
 	}
 	p.Phase = phase
@@ -322,8 +353,8 @@ func (s *Scheduler) placeSplit(ctx context.Context, q []*Pod) (map[string]string
 	var st, undo []stmt
 	for _, p := range q[:h] {
 		if n := first[p.Name]; n != "" {
-			st = append(st, stmt{"update pod set node_name = ? where name = ?", []any{n, p.Name}})
-			undo = append(undo, stmt{"update pod set node_name = null where name = ?", []any{p.Name}})
+			st = append(st, setPodNode(p.Name, n))
+			undo = append(undo, setPodNode(p.Name, ""))
 		}
 	}
 	if err := s.exec(ctx, st); err != nil {
@@ -446,7 +477,7 @@ func (s *Scheduler) apply(ctx context.Context, pods []*Pod, placed map[string]st
 			continue
 		}
 		bs = append(bs, Binding{Pod: p.Name, Node: n})
-		st = append(st, stmt{"update pod set node_name = ? where name = ?", []any{n, p.Name}})
+		st = append(st, setPodNode(p.Name, n))
 	}
 	if err := s.exec(ctx, st); err != nil {
 		return nil, nil, err

@@ -47,6 +47,13 @@ type Config struct {
 	LogLevel  string `json:"logLevel,omitempty"`
 	// Verify makes Weave re-check every solution in the database (slower; for testing).
 	Verify bool `json:"verify,omitempty"`
+	// StateDB is a PostgreSQL URL (postgres://user@host:5432/db?sslmode=require) for the scheduler's state;
+	// empty keeps it in an embedded in-memory SQLite database. Each replica claims a schema of its own there,
+	// the first free one of StateSchema_0 ... StateSchema_15, which it empties at start and fills from its
+	// informers.
+	StateDB string `json:"stateDB,omitempty"`
+	// StateSchema is the name prefix of the replicas' schemas in StateDB.
+	StateSchema string `json:"stateSchema,omitempty"`
 }
 
 // DefaultConfig returns the defaults.
@@ -72,6 +79,7 @@ func DefaultConfig() Config {
 		Burst:          400,
 		LogFormat:      "json",
 		LogLevel:       "info",
+		StateSchema:    "weave_scheduler",
 	}
 }
 
@@ -103,6 +111,8 @@ func ParseFlags(args []string) (Config, error) {
 	fs.StringVar(&c.LogFormat, "log-format", cfg.LogFormat, "text or json")
 	fs.StringVar(&c.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error")
 	fs.BoolVar(&c.Verify, "verify", cfg.Verify, "re-check every solution in the database")
+	fs.StringVar(&c.StateDB, "state-db", cfg.StateDB, "PostgreSQL URL of the state database, postgres://user@host:5432/db (empty: in-memory SQLite)")
+	fs.StringVar(&c.StateSchema, "state-schema", cfg.StateSchema, "prefix of the replicas' schemas in --state-db (each claims PREFIX_0, PREFIX_1, ...)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -161,10 +171,17 @@ func ParseFlags(args []string) (Config, error) {
 			cfg.LogLevel = c.LogLevel
 		case "verify":
 			cfg.Verify = c.Verify
+		case "state-db":
+			cfg.StateDB = c.StateDB
+		case "state-schema":
+			cfg.StateSchema = c.StateSchema
 		}
 	})
 	if cfg.BatchSize <= 0 || cfg.BindWorkers <= 0 {
 		return cfg, fmt.Errorf("batch-size and bind-workers must be positive")
+	}
+	if err := checkStateDB(cfg); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
 }

@@ -34,6 +34,9 @@ func (s *Server) scheduleLoop(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if s.stateLost(err) {
+			return err
+		}
 		if err != nil {
 			s.metrics.solveErrors.Inc()
 			s.log.Warn("batch without a usable solution; backing off its pods", "error", err)

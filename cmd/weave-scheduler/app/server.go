@@ -44,6 +44,8 @@ type Server struct {
 	client  kubernetes.Interface
 	log     *slog.Logger
 	brain   *scheduler.Scheduler
+	closeDB func() // closes the state database after brain
+	stop    context.CancelCauseFunc
 	metrics *metrics
 	Hooks   Hooks
 
@@ -96,19 +98,20 @@ func New(cfg Config, rc *rest.Config, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	brain, err := scheduler.New(scheduler.Config{
+	log = log.With("scheduler", cfg.SchedulerName, "identity", cfg.Identity)
+	brain, closeDB, err := openBrain(cfg, scheduler.Config{
 		Name:      cfg.SchedulerName,
 		BatchSize: cfg.BatchSize,
 		BatchIdle: cfg.BatchWait,
 		Timeout:   cfg.SolverTimeout,
 		Verify:    cfg.Verify,
-	})
+	}, log)
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{
-		cfg: cfg, client: client, log: log.With("scheduler", cfg.SchedulerName, "identity", cfg.Identity),
-		brain: brain, metrics: newMetrics(),
+		cfg: cfg, client: client, log: log,
+		brain: brain, closeDB: closeDB, metrics: newMetrics(),
 		inflight: map[string]string{}, backoff: map[string]*time.Timer{}, attempts: map[string]int{}, unplaced: map[string]int{},
 		binds: make(chan bindJob, 4*cfg.BatchSize),
 	}
@@ -144,8 +147,22 @@ func (s *Server) Handler() http.Handler {
 	return mux
 }
 
-// Run runs the replica until ctx is cancelled or, with leader election, until it loses the Lease.
+// Run runs the replica until ctx is cancelled or, with leader election, until it loses the Lease, or until
+// it loses its state schema (scheduler.ErrStateLost: the PostgreSQL connection holding its lock is gone;
+// restarted, the replica claims a schema again and rebuilds its state).
 func (s *Server) Run(ctx context.Context) error {
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	s.stop = stop
+	err := s.run(ctx)
+	if cause := context.Cause(ctx); errors.Is(cause, scheduler.ErrStateLost) {
+		return cause
+	}
+	return err
+}
+
+func (s *Server) run(ctx context.Context) error {
+	defer s.closeDB()
 	defer s.brain.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -269,7 +286,19 @@ func (s *Server) startInformers(ctx context.Context) error {
 func (s *Server) must(what string, err error) {
 	if err != nil {
 		s.log.Error("state update failed", "op", what, "error", err)
+		s.stateLost(err)
 	}
+}
+
+// stateLost stops the replica when its state schema is lost: its state can no longer be kept current.
+func (s *Server) stateLost(err error) bool {
+	if !errors.Is(err, scheduler.ErrStateLost) {
+		return false
+	}
+	if s.stop != nil {
+		s.stop(err)
+	}
+	return true
 }
 
 func (s *Server) nodeChanged(old, n *v1.Node) {
