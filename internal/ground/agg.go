@@ -193,6 +193,40 @@ func (g *grounder) minMax(isMin bool, vs []lin, ps []form) value {
 	return intVal(varLin(m), neg(or(pres...)))
 }
 
+// sizeOf returns the size an item contributes to sum(e.Arg): a constant
+// non-negative integer, or false. When the argument reads one source (the
+// pod's request), the size is computed once per row of it, not once per
+// (pod, node) member of every bin.
+func (g *grounder) sizeOf(e *ir.Agg) func(t *tuple) (int64, bool) {
+	eval := func(t *tuple) (int64, bool) {
+		v := g.expr(e.Arg, scope{t: t})
+		c, isInt := v.c.(int64)
+		return c, v.k == kConst && isInt && c >= 0
+	}
+	deps := sourcesRead(e.Arg)
+	if len(deps) != 1 {
+		return eval
+	}
+	src := deps[0]
+	memo := g.sizes[e]
+	if memo == nil {
+		memo = map[*row]int64{}
+		g.sizes[e] = memo
+	}
+	return func(t *tuple) (int64, bool) {
+		rw := t.rows[src]
+		if c, ok := memo[rw]; ok {
+			return c, c >= 0
+		}
+		c, ok := eval(t)
+		if !ok {
+			c = -1
+		}
+		memo[rw] = c
+		return c, ok
+	}
+}
+
 // binAggregate computes count or sum over a bin group as the bin's load,
 // when every member contributes a constant non-negative size.
 func (g *grounder) binAggregate(e *ir.Agg, grp *group) (value, bool) {
@@ -201,19 +235,25 @@ func (g *grounder) binAggregate(e *ir.Agg, grp *group) (value, bool) {
 		return value{}, false
 	}
 	sizes := make([]int64, len(grp.members))
-	for i, m := range grp.members {
-		if e.Arg == nil {
+	if e.Arg == nil || e.Func == "count" {
+		// count(x) over a bin group: a NULL x would make the member not
+		// count, which is not a constant size unless x is never NULL.
+		for i, m := range grp.members {
+			if e.Arg != nil {
+				if v := g.expr(e.Arg, scope{t: m.t}); v.k != kConst || v.c == nil {
+					return value{}, false
+				}
+			}
 			sizes[i] = 1
-			continue
 		}
-		v := g.expr(e.Arg, scope{t: m.t})
-		c, isInt := v.c.(int64)
-		if v.k != kConst || !isInt || c < 0 {
-			return value{}, false
-		}
-		sizes[i] = c
-		if e.Func == "count" {
-			sizes[i] = 1
+	} else {
+		size := g.sizeOf(e)
+		for i, m := range grp.members {
+			c, ok := size(m.t)
+			if !ok {
+				return value{}, false
+			}
+			sizes[i] = c
 		}
 	}
 	null := fFalse

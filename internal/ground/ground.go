@@ -84,6 +84,9 @@ type grounder struct {
 	stamp     int32
 	loadOrder []*loadSet
 	loadVars  map[cp.IntVar]bool
+	// sizes memoises the item sizes of sum aggregates by source row (see
+	// sizeOf); -1 marks a row whose value is not a size.
+	sizes map[*ir.Agg]map[*row]int64
 	// origin maps rows of base relations to the table rows they are.
 	origin     map[*row]RowRef
 	blameByKey map[string]*Blame
@@ -111,6 +114,7 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		blameByKey: map[string]*Blame{},
 		loads:      map[uint64][]*loadSet{},
 		loadVars:   map[cp.IntVar]bool{},
+		sizes:      map[*ir.Agg]map[*row]int64{},
 		opts:       opts,
 		rels:       map[*ir.Query]*rel{},
 		base:       map[string]*rel{},
