@@ -232,8 +232,20 @@ func (s *solver) refutesObjective(rng *rand.Rand, v int64) bool {
 // smallest value not refuted is a valid bound, and Response.Bound
 // reports it. Bin-packing models only (the refutation is built on their
 // cliques); at most maxProbes probes.
+// probePairLimit bounds Σ items x bins over the bin-packing constraints
+// for probeObjectiveBound.
+const probePairLimit = 4_000_000
+
 func (s *solver) probeObjectiveBound(c *searchCtl, maxProbes int) bool {
 	if !s.hasObj || len(s.h.scale) == 0 {
+		return true
+	}
+	// A probe may remove most (item, bin) pairs: skip very large packings.
+	var pairs int
+	for p := range s.h.scale {
+		pairs += len(p.items) * len(p.bins)
+	}
+	if pairs > probePairLimit {
 		return true
 	}
 	lo, hi := s.lo[s.objVar], s.hi[s.objVar]

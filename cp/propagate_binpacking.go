@@ -64,6 +64,7 @@ type binPackProp struct {
 	dirtyB   []int32
 	inDirtyB []bool
 	allBins  bool // every bin must be processed (all items fixed)
+	fixedNow bool // filterBin fixed an item (its bin's required load is stale)
 }
 
 // initIncremental sets up the incremental state; it returns false if the
@@ -203,8 +204,13 @@ func (p *binPackProp) propagate(s *solver) bool {
 				p.reset()
 				return false
 			}
-			if len(p.dirtyI) > 0 {
-				break // account for the changes first
+			if p.fixedNow {
+				// Account for the fixed items first (required loads).
+				// Removals alone wait for the end of the pass: breaking
+				// on them costs a rescan of every touched item per bin,
+				// O(items x bins) when a bound lowers every capacity.
+				p.fixedNow = false
+				break
 			}
 		}
 		if len(p.dirtyI) == 0 && len(p.dirtyB) == 0 && p.closed && len(p.loads) > 1 {
@@ -227,7 +233,7 @@ func (p *binPackProp) reset() {
 		p.inDirtyB[j] = false
 	}
 	p.dirtyI, p.dirtyB = p.dirtyI[:0], p.dirtyB[:0]
-	p.allBins = false
+	p.allBins, p.fixedNow = false, false
 }
 
 // syncItem processes item i's domain change: a bin that lost it while
@@ -342,6 +348,7 @@ func (p *binPackProp) filterBin(s *solver, j int, req []int64) bool {
 					if !s.fix(v, bv) {
 						return false
 					}
+					p.fixedNow = true
 				}
 			}
 		}

@@ -1,0 +1,26 @@
+//go:build unix
+
+package minizinc
+
+import (
+	"runtime"
+	"syscall"
+)
+
+// maxRSSMiB returns the peak resident set size of this process and of
+// the largest waited-for child process tree (minizinc, fzn-gecode), in
+// MiB (Linux reports KiB, macOS bytes).
+func maxRSSMiB() (self, children float64) {
+	unit := 1024.0
+	if runtime.GOOS == "darwin" {
+		unit = 1
+	}
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		self = float64(ru.Maxrss) * unit / (1 << 20)
+	}
+	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) == nil {
+		children = float64(ru.Maxrss) * unit / (1 << 20)
+	}
+	return self, children
+}
