@@ -60,7 +60,12 @@ func openBrain(cfg Config, sc scheduler.Config, log *slog.Logger) (*scheduler.Sc
 		cc.ConnectTimeout = 10 * time.Second
 	}
 	if _, ok := cc.RuntimeParams["application_name"]; !ok {
-		cc.RuntimeParams["application_name"] = "weave-scheduler"
+		// pg_stat_activity shows which replica holds which schema.
+		name := "weave-scheduler " + cfg.Identity
+		if len(name) > 63 {
+			name = name[:63]
+		}
+		cc.RuntimeParams["application_name"] = name
 	}
 	where := fmt.Sprintf("postgres://%s@%s:%d/%s", cc.User, cc.Host, cc.Port, cc.Database)
 	admin := stdlib.OpenDB(*cc)

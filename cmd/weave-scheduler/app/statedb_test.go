@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,9 +16,12 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
+	"sigs.k8s.io/yaml"
 
 	"github.com/weavesql/weave/scheduler"
 )
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func TestParseFlagsStateDB(t *testing.T) {
 	cfg, err := ParseFlags(nil)
@@ -61,7 +65,7 @@ func TestStateDBUnreachable(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.StateDB = "postgres://weave:secret@127.0.0.1:1/cluster?sslmode=disable&connect_timeout=3"
 	t0 := time.Now()
-	_, _, err := openBrain(cfg, scheduler.Config{}, slog.Default())
+	_, _, err := openBrain(cfg, scheduler.Config{}, quiet)
 	if err == nil || !strings.Contains(err.Error(), "--state-db: cannot connect to postgres://weave@127.0.0.1:1/cluster") {
 		t.Fatalf("unreachable server: %v", err)
 	}
@@ -108,7 +112,7 @@ func TestStateDBReplicaSchemas(t *testing.T) {
 	ctx := context.Background()
 	start := func() (*scheduler.Scheduler, func()) {
 		t.Helper()
-		s, closeDB, err := openBrain(cfg, sc, slog.Default())
+		s, closeDB, err := openBrain(cfg, sc, quiet)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +179,7 @@ func TestStateDBReplicaSchemas(t *testing.T) {
 func TestStateLostStopsTheReplica(t *testing.T) {
 	ctx, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
-	s := &Server{log: slog.Default(), stop: stop}
+	s := &Server{log: quiet, stop: stop}
 	s.must("upsert pod", errors.New("scheduler: some statement failed"))
 	if ctx.Err() != nil {
 		t.Fatal("an ordinary state error stopped the replica")
@@ -183,5 +187,34 @@ func TestStateLostStopsTheReplica(t *testing.T) {
 	s.must("upsert pod", fmt.Errorf("%w: connection gone", scheduler.ErrStateLost))
 	if !errors.Is(context.Cause(ctx), scheduler.ErrStateLost) {
 		t.Fatalf("cause %v", context.Cause(ctx))
+	}
+}
+
+// TestDeployConfigMap: deploy/configmap.yaml's config.yaml is a valid configuration, and its commented
+// stateDB lines are too once uncommented.
+func TestDeployConfigMap(t *testing.T) {
+	data, err := os.ReadFile("../../../deploy/configmap.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cm struct {
+		Data map[string]string `json:"data"`
+	}
+	if err := yaml.Unmarshal(data, &cm); err != nil {
+		t.Fatal(err)
+	}
+	text := cm.Data["config.yaml"]
+	f := filepath.Join(t.TempDir(), "config.yaml")
+	os.WriteFile(f, []byte(text), 0o644)
+	cfg, err := ParseFlags([]string{"--config", f})
+	if err != nil || cfg.StateDB != "" || cfg.SchedulerName != "weave-scheduler" {
+		t.Fatalf("%+v %v", cfg, err)
+	}
+	text = strings.ReplaceAll(text, "# stateDB:", "stateDB:")
+	text = strings.ReplaceAll(text, "# stateSchema:", "stateSchema:")
+	os.WriteFile(f, []byte(text), 0o644)
+	cfg, err = ParseFlags([]string{"--config", f})
+	if err != nil || !strings.HasPrefix(cfg.StateDB, "postgres://") || cfg.StateSchema != "weave_scheduler" {
+		t.Fatalf("with stateDB: %q %q %v", cfg.StateDB, cfg.StateSchema, err)
 	}
 }
