@@ -35,6 +35,11 @@ type Config struct {
 	// Timeout bounds each solve; 0 means 2s. On expiry the best placement
 	// found is used.
 	Timeout time.Duration
+	// ImprovementTimeout ends a solve once the placement has not improved
+	// for that long (Weave's SolveOptions.ImprovementTimeout), so a batch
+	// takes milliseconds rather than Timeout: load-balancing objectives
+	// are rarely proven optimal. 0 means 20ms; negative waits for Timeout.
+	ImprovementTimeout time.Duration
 	// Verify makes Weave re-check every solution inside the database
 	// (tests); the scheduler's own check (Check) always runs.
 	Verify bool
@@ -98,6 +103,12 @@ func New(cfg Config) (*Scheduler, error) {
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 2 * time.Second
+	}
+	switch {
+	case cfg.ImprovementTimeout == 0:
+		cfg.ImprovementTimeout = 20 * time.Millisecond
+	case cfg.ImprovementTimeout < 0:
+		cfg.ImprovementTimeout = 0
 	}
 	pl, err := weave.Compile(SchemaSQL(Placement), compileOptions()...)
 	if err != nil {
@@ -420,7 +431,7 @@ func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*
 	if err := s.exec(ctx, loadModelPods(all, victims)); err != nil {
 		return nil, nil, err
 	}
-	res, err := m.Solve(ctx, weave.SolveOptions{Timeout: s.cfg.Timeout, Verify: s.cfg.Verify, Seed: s.cfg.Seed, Workers: s.cfg.Workers, NoExplain: true})
+	res, err := m.Solve(ctx, weave.SolveOptions{Timeout: s.cfg.Timeout, ImprovementTimeout: s.cfg.ImprovementTimeout, Verify: s.cfg.Verify, Seed: s.cfg.Seed, Workers: s.cfg.Workers, NoExplain: true})
 	if err != nil {
 		return nil, nil, err
 	}

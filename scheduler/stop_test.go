@@ -1,0 +1,51 @@
+package scheduler
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// A batch on many nodes has load-balancing objectives the solver cannot
+// prove optimal: by default the solve ends once the placement stops
+// improving (ImprovementTimeout), not at Timeout, and still places the
+// whole batch; with a negative ImprovementTimeout it runs to Timeout.
+func TestBatchStopsWhenPlacementStopsImproving(t *testing.T) {
+	const timeout = 20 * time.Second
+	for _, tc := range []struct {
+		name        string
+		improvement time.Duration
+		wantEarly   bool
+	}{
+		{"default: stop when the placement stops improving", 0, true},
+		{"negative: run to the time limit", -1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !tc.wantEarly && testing.Short() {
+				t.Skip("runs to the time limit")
+			}
+			cfg := Config{Timeout: timeout, ImprovementTimeout: tc.improvement}
+			if !tc.wantEarly {
+				cfg.Timeout = 2 * time.Second
+			}
+			s := newTest(t, cfg)
+			for i := 0; i < 40; i++ {
+				addNodes(t, s, Node{Name: fmt.Sprintf("n%02d", i), CPU: 8000, Memory: 16000, Zone: fmt.Sprintf("z%d", i%3)})
+			}
+			for i := 0; i < 30; i++ {
+				addPods(t, s, Pod{Name: fmt.Sprintf("p%02d", i), CPU: 100 + int64(i%7)*150, Memory: 200 + int64(i%5)*300})
+			}
+			placed, us := schedule(t, s)
+			if len(placed) != 30 || len(us) != 0 {
+				t.Fatalf("placed %d of 30 (unschedulable %v)", len(placed), us)
+			}
+			solve := s.LastStats().Solve
+			if tc.wantEarly && solve > timeout/4 {
+				t.Errorf("the solve took %v of its %v limit: it did not stop when the placement stopped improving", solve, timeout)
+			}
+			if !tc.wantEarly && solve < cfg.Timeout*9/10 {
+				t.Errorf("the solve took %v, want the whole %v limit (no improvement timeout)", solve, cfg.Timeout)
+			}
+		})
+	}
+}
