@@ -242,10 +242,17 @@ func (p *binPackProp) reset() {
 func (p *binPackProp) syncItem(s *solver, i int, req []int64) {
 	v := p.items[i]
 	sz := p.sizes[i]
+	if s.revs[p.rFixed][i] != 0 {
+		return // already accounted as fixed; only a wipe-out can follow
+	}
 	b := s.bits[v]
 	known := s.revs[p.rKnown]
 	off := p.off[i]
 	a, z := s.lo[v]-s.base[v], s.hi[v]-s.base[v]
+	// A fixed item's known words are not updated (nor trailed): they are
+	// not read again until backtracking unfixes it, which restores the
+	// domain they describe.
+	nowFixed := s.lo[v] == s.hi[v]
 	for wi := range b {
 		old := uint64(known[off+wi])
 		if old == 0 {
@@ -267,7 +274,9 @@ func (p *binPackProp) syncItem(s *solver, i int, req []int64) {
 		if gone == 0 {
 			continue
 		}
-		s.setRev(p.rKnown, off+wi, int64(old&cur))
+		if !nowFixed {
+			s.setRev(p.rKnown, off+wi, int64(old&cur))
+		}
 		if sz == 0 {
 			continue
 		}
@@ -282,7 +291,7 @@ func (p *binPackProp) syncItem(s *solver, i int, req []int64) {
 			}
 		}
 	}
-	if s.revs[p.rFixed][i] == 0 && s.lo[v] == s.hi[v] {
+	if nowFixed {
 		if j, ok := p.bin(s.lo[v]); ok {
 			s.setRev(p.rFixed, i, int64(j)+1)
 			if sz > 0 {
