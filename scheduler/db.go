@@ -59,8 +59,11 @@ func (s *Scheduler) exec(ctx context.Context, st []stmt) error {
 	if s.lock != nil {
 		w = s.lock
 		// A cancelled context would make pgx close the connection, and
-		// with it the lock: writes are short and run to the end.
-		ctx = context.WithoutCancel(ctx)
+		// with it the lock: writes are short and run to the end, unless
+		// the server hangs (then the lock is lost, not s.mu held forever).
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+		defer cancel()
 	}
 	err := s.execOn(ctx, w, st)
 	if err == nil && s.lock != nil {
@@ -76,6 +79,9 @@ func (s *Scheduler) exec(ctx context.Context, st []stmt) error {
 	}
 	return err
 }
+
+// writeTimeout bounds a write on PostgreSQL.
+const writeTimeout = 30 * time.Second
 
 // analyzeSometimes refreshes PostgreSQL's statistics of the state tables
 // after 256, 512, 1024, ... writes. The tables start empty at every start
