@@ -82,6 +82,11 @@ func (m *Model) lookupIndexes() []string {
 	var visit func(q *ir.Query, outer []*ir.Query)
 	visit = func(q *ir.Query, outer []*ir.Query) {
 		stack := append([]*ir.Query{q}, outer...)
+		for _, s := range q.From {
+			if s.Kind == ir.FromQuery && s.View == nil && s.Query != nil {
+				visit(s.Query, nil) // a derived table sees no enclosing query
+			}
+		}
 		table := func(c *ir.ColRef) (*ir.Table, bool) {
 			if c.Up >= len(stack) {
 				return nil, false
@@ -89,7 +94,7 @@ func (m *Model) lookupIndexes() []string {
 			s := stack[c.Up].From[c.Source]
 			return s.Table, s.Kind == ir.FromTable
 		}
-		ir.InspectQuery(q, func(e ir.Expr) bool {
+		ir.InspectOwn(q, func(e ir.Expr) bool {
 			switch e := e.(type) {
 			case *ir.Binary:
 				l, lok := e.L.(*ir.ColRef)

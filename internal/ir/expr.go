@@ -269,6 +269,13 @@ func InspectQuery(q *Query, f func(Expr) bool) {
 			InspectQuery(s.Query, f)
 		}
 	}
+	InspectOwn(q, f)
+}
+
+// InspectOwn calls Inspect on q's own expressions, not on those of the
+// derived tables in its from clause: a column reference met here counts
+// its Up from q (a derived table has no enclosing query).
+func InspectOwn(q *Query, f func(Expr) bool) {
 	for _, x := range q.Filters {
 		Inspect(x, f)
 	}
