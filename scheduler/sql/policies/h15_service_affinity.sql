@@ -1,10 +1,14 @@
 -- H15 (ServiceAffinity): the pods of a service share one zone: the zone of
--- its bound pods, and a single zone among the pods placed together.
+-- its bound pods, and a single zone among the pods placed together. The
+-- zones the batch's pods are bound to come first (a small table, often
+-- empty), then the nodes in other zones.
 create view service_zone_conflict as
-select distinct p.name as pod_name, node.name as node_name
-from batch_pod, pod p, bound_pod q, node n, node
-where p.name = batch_pod.pod_name and q.service_name = p.service_name
-  and n.name = q.node_name and node.zone <> n.zone;
+select distinct c.pod_name, node.name as node_name
+from (select distinct batch_pod.pod_name, n.zone from batch_pod
+      join pod p on p.name = batch_pod.pod_name
+      join bound_pod q on q.service_name = p.service_name
+      join node n on n.name = q.node_name) c
+join node on node.zone <> c.zone;
 
 -- @hard_constraint
 create view h15_service_zone_bound as
