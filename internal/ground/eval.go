@@ -220,6 +220,22 @@ func (g *grounder) joinPruned(q *ir.Query, outer *tuple, skip []skipRow) []*tupl
 	for i, s := range q.From {
 		r := g.source(s, outer)
 		lookup := g.planLookup(q, i, r, byLevel[i])
+		if i < n-1 {
+			// A filter over decision columns rarely prunes (its truth is a
+			// condition, not false) and costs a form per tuple: test it
+			// after the constant filters of the later sources, on the
+			// tuples that pass them. A lookup's filter stays: it finds the
+			// rows.
+			keep := byLevel[i][:0:0]
+			for _, f := range byLevel[i] {
+				if f != lookup.used && f.Var() {
+					byLevel[n-1] = append(byLevel[n-1], f)
+					continue
+				}
+				keep = append(keep, f)
+			}
+			byLevel[i] = keep
+		}
 		var skipI skipRow
 		if i < len(skip) {
 			skipI = skip[i]
