@@ -174,7 +174,7 @@ create table pending_pod (
   group_name varchar(253) not null,
   service_name varchar(253),
   max_per_node integer,
-  place_weight integer not null            -- reward for placing it (priority-ranked)
+  place_weight bigint not null             -- reward for placing it (priority-ranked)
 );
 
 -- Pods holding resources on a node that the model does not decide.
