@@ -54,7 +54,13 @@ func (c *Checker) Check(ctx context.Context, lits []Lit, deadline time.Time, con
 			return Infeasible
 		}
 	}
-	switch s.dfs(ctl, len(lits), conflicts) {
+	// Search above a level of its own: a refutation at the search's base
+	// level is applied there, and at level 0 it would outlive this
+	// question (a later Check would start from a root left inconsistent
+	// by the failure that ended this one).
+	s.pushLevel()
+	s.decisions = append(s.decisions, decision{v: -1})
+	switch s.dfs(ctl, len(lits)+1, conflicts) {
 	case dfsExhausted:
 		return Infeasible
 	case dfsSolved:
