@@ -96,7 +96,11 @@ func (m *Model) AddImplication(a, b Lit) Constraint {
 	return m.AddBoolOr(a.Not(), b)
 }
 
-// AddAllDifferent adds "vars take pairwise distinct values".
+// AddAllDifferent adds "vars take pairwise distinct values". It accepts
+// OnlyEnforceIf: the propagator then filters once every enforcement
+// literal is true, and sets the last unfixed one false when the members
+// cannot be distinct (e.g. more members than values between them), so an
+// assumption enforcing an impossible all_different is refuted at once.
 func (m *Model) AddAllDifferent(vars ...IntVar) Constraint {
 	if !m.okVars(vars, "all_different") {
 		return m.rejected()

@@ -62,6 +62,7 @@ func (c *ConstraintInfo) Label() string {
 var enforceable = map[ConstraintKind]bool{
 	KindLinear: true, KindNotEqual: true, KindBoolOr: true, KindBoolAnd: true,
 	KindMembership: true, KindNonMembership: true, KindMinEquality: true, KindMaxEquality: true,
+	KindAllDifferent: true,
 }
 
 // Constraint is a handle to a constraint just added, for the fluent
@@ -74,7 +75,8 @@ type Constraint struct {
 
 // OnlyEnforceIf makes the constraint conditional on the conjunction of
 // lits. Supported on linear, not-equal, bool_or, bool_and, membership,
-// non-membership and min/max equality; other kinds record an error.
+// non-membership, min/max equality and all_different; other kinds record
+// an error.
 func (c Constraint) OnlyEnforceIf(lits ...Lit) Constraint {
 	if c.m == nil || c.idx < 0 {
 		return c

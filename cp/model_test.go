@@ -42,7 +42,9 @@ func TestInvalidModels(t *testing.T) {
 		},
 		"bad lengths":   func(m *Model) { m.AddLinear(LinearExpr{Vars: []IntVar{m.NewIntVar(0, 1, "x")}}, 0, 1) },
 		"expr overflow": func(m *Model) { var e LinearExpr; e.AddConstant(math.MaxInt64).AddConstant(1); m.AddEquality(e, 0) },
-		"enforce table": func(m *Model) { m.AddAllDifferent(m.NewIntVar(0, 1, "x")).OnlyEnforceIf(m.NewBoolVar("b")) },
+		"enforce table": func(m *Model) {
+			m.AddAllowedAssignments([]IntVar{m.NewIntVar(0, 1, "x")}, [][]int64{{1}}).OnlyEnforceIf(m.NewBoolVar("b"))
+		},
 		"empty element": func(m *Model) { m.AddElement(m.NewIntVar(0, 1, "i"), nil, m.NewIntVar(0, 1, "t")) },
 		"tuple length":  func(m *Model) { m.AddAllowedAssignments([]IntVar{m.NewIntVar(0, 1, "x")}, [][]int64{{1, 2}}) },
 		"negative size": func(m *Model) {

@@ -1,15 +1,169 @@
 package cp
 
+import (
+	"math/bits"
+	"slices"
+)
+
 // allDiffProp removes the values of fixed variables from the others and,
 // for groups of moderate size, checks Hall intervals on bounds (a cheap
 // partial form of Régin's matching-based filtering).
+//
+// With enforcement literals (OnlyEnforceIf) it filters only once all of
+// them are true. Before that it never fails; when the constraint can no
+// longer hold (two members fixed to one value, a pigeonhole, a Hall
+// interval) and exactly one enforcement literal is unfixed, the others
+// true, it sets that literal false (half-reification). An assumption
+// literal enforcing an all_different over members with too few values
+// between them is thus refuted by propagation alone.
 type allDiffProp struct {
 	vars  []int32
-	done  int32 // 1 + rev array id of the processed flags, 0 before the first run
+	enf   []int32 // enforcement literals
+	done  int32   // 1 + rev array id of the processed flags, 0 before the first run
 	union []uint64
+	// attached is set once the enforcement literals of the model
+	// constraint have been looked up (see attach).
+	attached bool
+	fixedVal []int64 // scratch for cannotHold
 }
 
 func (p *allDiffProp) propagate(s *solver) bool {
+	if !p.attached {
+		p.attach(s)
+	}
+	if len(p.enf) > 0 {
+		st, last := s.enfState(p.enf)
+		switch {
+		case st < 0:
+			return true // not enforced: nothing to do
+		case st == 0:
+			if last >= 0 && p.cannotHold(s) {
+				return s.setLit(last, false)
+			}
+			return true
+		}
+	}
+	return p.filter(s)
+}
+
+// attach runs on the first propagation: it looks up the enforcement
+// literals of the model constraint the propagator was registered for and
+// subscribes to their variables, so that the propagator runs again when
+// they are fixed. (The engine registers all_different propagators with
+// their members only; implied ones, posted by presolve, and direct calls
+// have no model constraint and stay unconditional.)
+func (p *allDiffProp) attach(s *solver) {
+	p.attached = true
+	if p.enf != nil || s.cur < 0 || int(s.cur) >= len(s.props) {
+		return
+	}
+	info := &s.props[s.cur]
+	if q, ok := info.p.(*allDiffProp); !ok || q != p || info.con < 0 || info.con >= len(s.m.cons) {
+		return
+	}
+	c := &s.m.cons[info.con]
+	if c.Kind != KindAllDifferent || len(c.Enforcement) == 0 {
+		return
+	}
+	p.enf = litIdx(c.Enforcement)
+	for _, l := range p.enf {
+		v := l >> 1
+		if !slices.Contains(s.watch[v], s.cur) {
+			s.watch[v] = append(s.watch[v], s.cur)
+			info.vars = append(info.vars, v)
+		}
+	}
+}
+
+// cannotHold reports, without changing any domain, whether the members
+// cannot take distinct values: two are fixed to one value, the unfixed
+// ones have fewer values left between them (the fixed values excluded)
+// than there are of them, or, in small groups, an interval of values
+// holds more members' domains than it has values.
+func (p *allDiffProp) cannotHold(s *solver) bool {
+	fv := p.fixedVal[:0]
+	n, lo, hi := int64(0), int64(maxInt64), int64(minInt64)
+	for _, v := range p.vars {
+		if s.lo[v] == s.hi[v] {
+			fv = append(fv, s.lo[v])
+			continue
+		}
+		n++
+		lo, hi = min(lo, s.lo[v]), max(hi, s.hi[v])
+	}
+	p.fixedVal = fv
+	slices.Sort(fv)
+	for i := 1; i < len(fv); i++ {
+		if fv[i] == fv[i-1] {
+			return true
+		}
+	}
+	if len(p.vars) <= 16 && p.hallFails(s) {
+		return true
+	}
+	if n == 0 || hi-lo >= 1<<16 {
+		return false
+	}
+	need := n + int64(len(fv)) // values the union must exceed before fixed ones are excluded
+	for _, v := range p.vars {
+		if s.lo[v] != s.hi[v] && s.size(v) >= need {
+			return false
+		}
+	}
+	words := int((hi-lo)/64 + 1)
+	if cap(p.union) < words {
+		p.union = make([]uint64, words)
+	}
+	u := p.union[:words]
+	clear(u)
+	for _, v := range p.vars {
+		if s.lo[v] == s.hi[v] {
+			continue
+		}
+		for x, ok := s.lo[v], true; ok && x <= s.hi[v]; x, ok = s.next(v, x+1) {
+			k := x - lo
+			u[k>>6] |= 1 << (k & 63)
+		}
+	}
+	for _, x := range fv {
+		if x >= lo && x <= hi {
+			k := x - lo
+			u[k>>6] &^= 1 << (k & 63)
+		}
+	}
+	cnt := int64(0)
+	for _, w := range u {
+		cnt += int64(bits.OnesCount64(w))
+	}
+	return cnt < n
+}
+
+// hallFails reports whether some interval [lo_a, hi_b] contains the
+// domains of more members than it has values.
+func (p *allDiffProp) hallFails(s *solver) bool {
+	for _, a := range p.vars {
+		for _, b := range p.vars {
+			lo, hi := s.lo[a], s.hi[b]
+			if lo > hi || hi-lo+1 > int64(len(p.vars)) {
+				continue
+			}
+			inside := int64(0)
+			for _, v := range p.vars {
+				if s.lo[v] >= lo && s.hi[v] <= hi {
+					inside++
+				}
+			}
+			if inside > hi-lo+1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// filter is the propagation proper, once the constraint is enforced.
+func (p *allDiffProp) filter(s *solver) bool {
+
 	// Remove the value of every newly fixed variable from the others; a
 	// reversible flag per variable records which fixed values were
 	// already removed, so a wake-up costs O(n) per newly fixed variable.
