@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"sort"
@@ -48,7 +49,7 @@ func TestDifferential(t *testing.T) {
 	if testing.Short() {
 		n = 600
 	}
-	differential(t, Optimized, n)
+	differential(t, Optimized, n, genModel)
 }
 
 // TestDifferentialNaive runs the differential test on the Naive emission
@@ -59,10 +60,87 @@ func TestDifferentialNaive(t *testing.T) {
 	if testing.Short() {
 		n = 200
 	}
-	differential(t, Naive, n)
+	differential(t, Naive, n, genModel)
 }
 
-func differential(t *testing.T, style Style, n int) {
+// TestDifferentialEnforcedAllDifferent compares cp with Gecode on random
+// models centred on all_different under enforcement literals (emitted as
+// lit -> alldifferent(...), or pairwise in the Naive style), in both
+// styles.
+func TestDifferentialEnforcedAllDifferent(t *testing.T) {
+	for _, tc := range []struct {
+		style    Style
+		n, short int
+	}{{Optimized, 1500, 300}, {Naive, 500, 100}} {
+		t.Run(tc.style.String(), func(t *testing.T) {
+			n := tc.n
+			if testing.Short() {
+				n = tc.short
+			}
+			differential(t, tc.style, n, genEnforcedAllDiff)
+		})
+	}
+}
+
+// genEnforcedAllDiff is genModel (whose all_different is never enforced)
+// plus one to three all_different over random members, a variable
+// sometimes twice, each under one or two literals: fresh Booleans, their
+// negations, or encoding literals; sometimes the Booleans are assumed or
+// one of them is required.
+func genEnforcedAllDiff(seed uint64) *cp.Model {
+	m := genModel(seed)
+	if m.Err() != nil {
+		return m
+	}
+	r := rand.New(rand.NewPCG(seed, 0xad))
+	in := func(lo, hi int64) int64 { return lo + r.Int64N(hi-lo+1) }
+	var ints []cp.IntVar
+	for i := 0; i < m.NumVars(); i++ {
+		if !m.IsEncodingVar(i) && m.VarDomain(i).Size() > 1 {
+			ints = append(ints, m.Var(i))
+		}
+	}
+	for i := 0; i < 2+r.IntN(3); i++ {
+		ints = append(ints, m.NewIntVar(in(-3, 1), in(1, 5), "y"))
+	}
+	var bools []cp.Lit
+	for i := 0; i < 1+r.IntN(3); i++ {
+		bools = append(bools, m.NewBoolVar("e"))
+	}
+	lit := func() cp.Lit {
+		switch r.IntN(6) {
+		case 0:
+			return m.EqLit(ints[r.IntN(len(ints))], in(-3, 5))
+		case 1:
+			return m.LeLit(ints[r.IntN(len(ints))], in(-3, 5))
+		}
+		l := bools[r.IntN(len(bools))]
+		if r.IntN(3) == 0 {
+			l = l.Not()
+		}
+		return l
+	}
+	for k := 0; k < 1+r.IntN(3); k++ {
+		var vs []cp.IntVar
+		for i := 0; i < 2+r.IntN(4); i++ {
+			vs = append(vs, ints[r.IntN(len(ints))])
+		}
+		var enf []cp.Lit
+		for i := 0; i < 1+r.IntN(2); i++ {
+			enf = append(enf, lit())
+		}
+		m.AddAllDifferent(vs...).OnlyEnforceIf(enf...)
+	}
+	switch r.IntN(4) {
+	case 0:
+		m.AddBoolOr(bools...)
+	case 1:
+		m.AddAssumptions(bools[:1+r.IntN(len(bools))]...)
+	}
+	return m
+}
+
+func differential(t *testing.T, style Style, n int, gen func(seed uint64) *cp.Model) {
 	mzntest.Require(t)
 	if *flagModels != 0 {
 		n = *flagModels
@@ -71,7 +149,7 @@ func differential(t *testing.T, style Style, n int) {
 	d := &diffRun{t: t, style: style}
 	models := make([]*diffModel, 0, n)
 	for s := *flagSeed; len(models) < n; s++ {
-		m := genModel(s)
+		m := gen(s)
 		if m.Err() != nil {
 			continue
 		}

@@ -27,8 +27,9 @@ import (
 //   - all_different: all_different_int, which Gecode's library maps to its
 //     propagator (alldifferent would be decomposed into pairwise
 //     disequalities by Debian's minizinc 2.6.4, whose Gecode library
-//     predates the fzn_ names); alldifferent under a guard, which has no
-//     reified Gecode version;
+//     predates the fzn_ names); alldifferent under a guard or enforcement
+//     literals (lit -> alldifferent(...)), since all_different_int has
+//     no reified Gecode version;
 //   - element and var_element: array1d(0..n-1, ...)[index], keeping cp's
 //     0-based index (an index outside 0..n-1 is excluded by MiniZinc's
 //     relational semantics, as in cp);
@@ -579,8 +580,10 @@ func (e *emitter) constraint(c *cp.ConstraintInfo) (string, error) {
 			return "true", nil
 		case e.style == Naive:
 			return fmt.Sprintf("let { array[1..%d] of var int: X = %s } in forall(i, j in 1..%d where i < j)(X[i] != X[j])", n, e.varList(c.Vars), n), nil
-		case e.guard != "":
-			// all_different_int has no reified form in Gecode's library.
+		case e.guard != "" || len(c.Enforcement) > 0:
+			// all_different_int has no reified form in Gecode's library:
+			// under a guard or an enforcement literal, MiniZinc's
+			// alldifferent (decomposed).
 			e.inc["alldifferent.mzn"] = true
 			return "alldifferent(" + e.varList(c.Vars) + ")", nil
 		}
