@@ -1,6 +1,8 @@
 package weave
 
 import (
+	"sort"
+
 	"github.com/weavesql/weave/cp"
 )
 
@@ -31,19 +33,52 @@ type Aggregate struct {
 var AllDifferent = Aggregate{
 	Name: "all_different",
 	Post: func(m *cp.Model, values []cp.LinearExpr, present []cp.Lit) []cp.Constraint {
-		always := true
-		for _, p := range present {
-			always = always && p == m.TrueLit()
-		}
-		if always {
-			vars := make([]cp.IntVar, len(values))
-			for i, v := range values {
-				vars[i] = asVar(m, v)
+		// Rows present under one literal L (an explanation's assumption
+		// on the group), the others always: one all_different over every
+		// row enforced by L, and one over the rows always present. The
+		// propagator then sees the whole group (a pigeonhole refutes L).
+		var always, cond []int
+		var l cp.Lit
+		one := true
+		for i, p := range present {
+			switch {
+			case p == m.TrueLit():
+				always = append(always, i)
+			case p == m.FalseLit():
+			case len(cond) == 0 || p == l:
+				l = p
+				cond = append(cond, i)
+			default:
+				one = false
 			}
-			return []cp.Constraint{m.AddAllDifferent(vars...)}
 		}
-		// Rows that exist only under a condition: pairwise, enforced by
-		// both rows being present.
+		xs := map[int]cp.IntVar{}
+		vars := func(idx []int) []cp.IntVar {
+			out := make([]cp.IntVar, len(idx))
+			for k, i := range idx {
+				x, ok := xs[i]
+				if !ok {
+					x = asVar(m, values[i])
+					xs[i] = x
+				}
+				out[k] = x
+			}
+			return out
+		}
+		switch {
+		case len(cond) == 0:
+			return []cp.Constraint{m.AddAllDifferent(vars(always)...)}
+		case one:
+			all := append(append([]int(nil), always...), cond...)
+			sort.Ints(all)
+			out := []cp.Constraint{m.AddAllDifferent(vars(all)...).OnlyEnforceIf(l)}
+			if len(always) > 1 {
+				out = append(out, m.AddAllDifferent(vars(always)...))
+			}
+			return out
+		}
+		// Rows that exist under different conditions: pairwise, enforced
+		// by both rows being present.
 		var out []cp.Constraint
 		for i := range values {
 			for j := i + 1; j < len(values); j++ {

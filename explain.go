@@ -113,10 +113,25 @@ func (m *Model) explain(ctx context.Context, snap *ground.Snapshot, budget time.
 		// infeasible subset we have.
 		return m.describe(gr, all, false), nil
 	}
+	// Minimality: each member dropped, the rest must be satisfiable. The
+	// other assumptions are tried false first: their constraints are then
+	// off, so search finds a witness at once, and a solution with them
+	// off is a solution of the rest alone. Only when that fails is the
+	// rest checked with them free.
+	inCore := map[cp.Lit]bool{}
+	for _, l := range core {
+		inCore[l] = true
+	}
+	var off []cp.Lit
+	for _, l := range all {
+		if !inCore[l] {
+			off = append(off, l.Not())
+		}
+	}
 	minimal := true
 	for i := range core {
 		rest := append(append([]cp.Lit(nil), core[:i]...), core[i+1:]...)
-		if check(rest) != cp.Feasible {
+		if check(append(rest, off...)) != cp.Feasible && check(rest) != cp.Feasible {
 			minimal = false
 			break
 		}

@@ -3,6 +3,7 @@ package ground
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/weavesql/weave/cp"
@@ -98,15 +99,27 @@ func (g *grounder) rowRefs(t *tuple) (decision, data []RowRef) {
 // blameKey identifies an assumption: the view, the rows that key it and
 // the group key values.
 func blameKey(v *ir.View, rows []RowRef, key []value) string {
-	var b strings.Builder
-	b.WriteString(v.Name)
+	// Called for every tuple of a hard view: no fmt on the common path.
+	b := make([]byte, 0, 64)
+	b = append(b, v.Name...)
 	for _, r := range rows {
-		fmt.Fprintf(&b, "|%s#%d", r.Table.Name, r.Row)
+		b = append(b, '|')
+		b = append(b, r.Table.Name...)
+		b = append(b, '#')
+		b = strconv.AppendInt(b, int64(r.Row), 10)
 	}
 	for _, k := range key {
-		fmt.Fprintf(&b, "|%v", k.c)
+		b = append(b, '|')
+		switch c := k.c.(type) {
+		case string:
+			b = append(b, c...)
+		case int64:
+			b = strconv.AppendInt(b, c, 10)
+		default:
+			b = fmt.Append(b, c)
+		}
 	}
-	return b.String()
+	return string(b)
 }
 
 // assumption returns the assumption literal for a row of a hard view: one
