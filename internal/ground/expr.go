@@ -237,17 +237,17 @@ func (g *grounder) compare(op string, l, r value) value {
 		d := ll.add(rl, -1) // l - r
 		switch op {
 		case "=":
-			atom = linAtom(d, 0, 0)
+			atom = g.atom(d, 0, 0)
 		case "<>":
 			atom = neAtom(d, 0)
 		case "<":
-			atom = linAtom(d, minInt, -1)
+			atom = g.atom(d, minInt, -1)
 		case "<=":
-			atom = linAtom(d, minInt, 0)
+			atom = g.atom(d, minInt, 0)
 		case ">":
-			atom = linAtom(d, 1, maxInt)
+			atom = g.atom(d, 1, maxInt)
 		case ">=":
-			atom = linAtom(d, 0, maxInt)
+			atom = g.atom(d, 0, maxInt)
 		}
 	}
 	return boolVal(and(atom, notNull), and(neg(atom), notNull))

@@ -218,6 +218,27 @@ func linAtom(e lin, lo, hi int64) form {
 	return fLin{e: e, lo: lo, hi: hi}
 }
 
+// atom is linAtom folded by the domains of e's variables: lo ≤ e ≤ hi is
+// true (or false) when every (or no) value e can take lies in [lo, hi] —
+// "spare < 0" over a load that cannot exceed the capacity is false, and
+// needs no literal.
+func (g *grounder) atom(e lin, lo, hi int64) form {
+	f := linAtom(e, lo, hi)
+	if _, ok := f.(fLin); !ok {
+		return f
+	}
+	min, max := g.bounds(e)
+	switch {
+	case min == minInt || max == maxInt: // unbounded, or saturated
+		return f
+	case min >= lo && max <= hi:
+		return fTrue
+	case max < lo || min > hi:
+		return fFalse
+	}
+	return f
+}
+
 func neAtom(e lin, k int64) form {
 	if e.isConst() {
 		return fConst(e.k != k)
@@ -393,11 +414,48 @@ func (g *grounder) post(f form, enf ...cp.Lit) {
 		for _, l := range enf {
 			cl = append(cl, l.Not())
 		}
-		for _, h := range f {
-			cl = append(cl, g.litOf(h))
-		}
-		g.note(m.AddBoolOr(cl...))
+		g.note(m.AddBoolOr(g.clauseLits(cl, f)...))
 	}
+}
+
+// clauseLits appends to cl a literal per disjunct of f for a clause that
+// is required to hold: a nested disjunction joins the clause, and a
+// compound disjunct gets a literal that implies it, not one equivalent to
+// it — the clause only needs "literal → disjunct" (Plaisted–Greenbaum), so
+// the converse constraints litOf would add are left out.
+func (g *grounder) clauseLits(cl []cp.Lit, f fOr) []cp.Lit {
+	for _, h := range f {
+		if o, ok := h.(fOr); ok {
+			cl = g.clauseLits(cl, o)
+			continue
+		}
+		cl = append(cl, g.implLit(h))
+	}
+	return cl
+}
+
+// implLit returns a literal that implies f (f may hold while it is false).
+func (g *grounder) implLit(f form) cp.Lit {
+	switch f := f.(type) {
+	case fLin:
+		if _, c, _, ok := f.e.single(); ok && c == 1 {
+			return g.litOf(f) // an encoding literal of the variable
+		}
+		b := g.m.NewBoolVar("")
+		g.post(f, b)
+		return b
+	case fAnd:
+		b := g.m.NewBoolVar("")
+		for _, h := range f {
+			g.post(h, b)
+		}
+		return b
+	case fOr:
+		b := g.m.NewBoolVar("")
+		g.note(g.m.AddBoolOr(g.clauseLits([]cp.Lit{b.Not()}, f)...))
+		return b
+	}
+	return g.litOf(f)
 }
 
 // postImplied requires guard → f.

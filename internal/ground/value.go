@@ -108,16 +108,26 @@ func (e lin) expr() cp.LinearExpr {
 	return x
 }
 
-// bounds returns the range e can take given the variables' domains.
+// bounds returns the range e can take given the variables' domains, each
+// end saturated at minInt or maxInt where it would not fit in an int64.
 func (g *grounder) bounds(e lin) (lo, hi int64) {
+	const limit = 1 << 62
 	lo, hi = e.k, e.k
+	flo, fhi := float64(e.k), float64(e.k)
 	for _, t := range e.terms {
 		d := g.m.VarDomain(t.v.Index())
 		a, b := t.c*d.Min(), t.c*d.Max()
+		fa, fb := float64(t.c)*float64(d.Min()), float64(t.c)*float64(d.Max())
 		if a > b {
-			a, b = b, a
+			a, b, fa, fb = b, a, fb, fa
 		}
-		lo, hi = lo+a, hi+b
+		lo, hi, flo, fhi = lo+a, hi+b, flo+fa, fhi+fb
+	}
+	if flo < -limit {
+		lo = minInt
+	}
+	if fhi > limit {
+		hi = maxInt
 	}
 	return lo, hi
 }
