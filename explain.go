@@ -100,12 +100,14 @@ func (m *Model) explain(ctx context.Context, snap *ground.Snapshot, budget time.
 		}
 		return checker.Check(ctx, lits, deadline, conflicts)
 	}
-	if check(all) != cp.Infeasible {
-		// Not infeasible within the budget: no trustworthy explanation.
-		return nil, nil
-	}
+	// Progression needs propagation only, and its core proves the whole
+	// set infeasible; otherwise search must show it first.
 	core := progression(checker, all)
 	if core == nil {
+		if check(all) != cp.Infeasible {
+			// Not infeasible within the budget: no trustworthy explanation.
+			return nil, nil
+		}
 		core = quickXplain(check, nil, all)
 	}
 	if len(core) == 0 || check(core) != cp.Infeasible {
