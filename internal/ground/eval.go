@@ -240,6 +240,10 @@ func (g *grounder) joinPruned(q *ir.Query, outer *tuple, skip []skipRow) []*tupl
 		if i < len(skip) {
 			skipI = skip[i]
 		}
+		eqs := make([]*colEq, len(byLevel[i]))
+		for k, f := range byLevel[i] {
+			eqs[k] = colEqOf(f)
+		}
 		next := make([]*tuple, 0, len(tuples))
 		for _, t := range tuples {
 			for _, c := range lookup.candidates(g, t, r, skipI) {
@@ -255,9 +259,18 @@ func (g *grounder) joinPruned(q *ir.Query, outer *tuple, skip []skipRow) []*tupl
 				nt.outer = outer
 				copy(nt.rows, t.rows)
 				nt.rows[i] = rw
-				for _, f := range byLevel[i] {
+				for k, f := range byLevel[i] {
 					if f == lookup.used {
 						continue
+					}
+					if eqs[k] != nil {
+						if holds, decided := eqs[k].test(nt); decided {
+							if !holds {
+								guard = fFalse
+								break
+							}
+							continue
+						}
 					}
 					ft, _ := truth(g.expr(f, scope{t: nt}))
 					if guard = and(guard, ft); isFalse(guard) {
@@ -277,6 +290,72 @@ func (g *grounder) joinPruned(q *ir.Query, outer *tuple, skip []skipRow) []*tupl
 		}
 	}
 	return tuples
+}
+
+// colEq is a join filter "a = b" between two columns, or a column and a
+// literal. When both sides hold stored values it is decided by comparing
+// them, without building symbolic values: joins test such filters on
+// every candidate row (a node's labels against a term's topology key).
+type colEq struct {
+	l, r *ir.ColRef
+	c    any // the literal, when r is nil
+}
+
+func colEqOf(f ir.Expr) *colEq {
+	b, ok := f.(*ir.Binary)
+	if !ok || b.Op != "=" {
+		return nil
+	}
+	l, lok := b.L.(*ir.ColRef)
+	r, rok := b.R.(*ir.ColRef)
+	switch {
+	case lok && rok:
+		return &colEq{l: l, r: r}
+	case lok:
+		if c, ok := b.R.(*ir.Const); ok {
+			return &colEq{l: l, c: c.Value}
+		}
+	case rok:
+		if c, ok := b.L.(*ir.Const); ok {
+			return &colEq{l: r, c: c.Value}
+		}
+	}
+	return nil
+}
+
+// test decides the filter on t; decided is false when a side is a
+// decision (then the filter is evaluated symbolically).
+func (e *colEq) test(t *tuple) (holds, decided bool) {
+	l, ok := storedValue(t, e.l)
+	if !ok {
+		return false, false
+	}
+	r := e.c
+	if e.r != nil {
+		if r, ok = storedValue(t, e.r); !ok {
+			return false, false
+		}
+	}
+	if l == nil || r == nil {
+		return false, true // NULL = x is unknown: the row is filtered out
+	}
+	return l == r, true
+}
+
+// storedValue is the stored value of a column of t's rows (or of an
+// enclosing tuple's), false when the cell is a decision or not bound.
+func storedValue(t *tuple, c *ir.ColRef) (any, bool) {
+	for i := 0; i < c.Up && t != nil; i++ {
+		t = t.outer
+	}
+	if t == nil || c.Source >= len(t.rows) || t.rows[c.Source] == nil {
+		return nil, false
+	}
+	v := t.rows[c.Source].vals[c.Col]
+	if v.k != kConst {
+		return nil, false
+	}
+	return v.c, true
 }
 
 // newTuple allocates a tuple of n rows from a chunk: joins make many.
