@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"testing"
-	"time"
 )
 
 // smallMaxMin builds a small max-min spare-capacity packing (two
@@ -126,7 +125,7 @@ func TestObjectiveBoundIsValid(t *testing.T) {
 func TestObjectiveBoundMaxMinBenchmark(t *testing.T) {
 	for seed := uint64(2); seed <= 4; seed++ {
 		m, _, trivial := maxMinModel(100, 50, 20, seed)
-		r, err := m.Solve(context.Background(), Params{Seed: 1, TimeLimit: 200 * time.Millisecond})
+		r, err := m.Solve(context.Background(), Params{Seed: 1, NodeLimit: 3000})
 		if err != nil || !r.HasSolution() {
 			t.Fatalf("seed %d: %v %v", seed, r, err)
 		}

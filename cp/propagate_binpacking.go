@@ -65,6 +65,9 @@ type binPackProp struct {
 	inDirtyB []bool
 	allBins  bool // every bin must be processed (all items fixed)
 	fixedNow bool // filterBin fixed an item (its bin's required load is stale)
+	st       *store
+	words    [][]int32 // per item: word ranges [from, to] changed since its last sync
+	full     []bool    // per item: rescan every word at the next sync
 }
 
 // initIncremental sets up the incremental state; it returns false if the
@@ -122,6 +125,12 @@ func (p *binPackProp) initIncremental(s *solver) bool {
 	}
 	p.inDirtyI = make([]bool, len(p.items))
 	p.inDirtyB = make([]bool, len(p.bins))
+	p.st = &s.store
+	p.words = make([][]int32, len(p.items))
+	p.full = make([]bool, len(p.items))
+	for i := range p.full {
+		p.full[i] = true
+	}
 	for i, v := range p.items {
 		s.notify[v] = append(s.notify[v], notifyEnt{p, int32(i)})
 		p.markItem(int32(i))
@@ -170,6 +179,7 @@ func (p *binPackProp) markBin(j int32) {
 // load of bin -1-i.
 func (p *binPackProp) notify(i int32) {
 	if i >= 0 {
+		p.noteWords(i)
 		p.markItem(i)
 	} else {
 		p.markBin(-1 - i)
@@ -228,6 +238,7 @@ func (p *binPackProp) propagate(s *solver) bool {
 func (p *binPackProp) reset() {
 	for _, i := range p.dirtyI {
 		p.inDirtyI[i] = false
+		p.words[i], p.full[i] = p.words[i][:0], false
 	}
 	for _, j := range p.dirtyB {
 		p.inDirtyB[j] = false
@@ -242,53 +253,24 @@ func (p *binPackProp) reset() {
 func (p *binPackProp) syncItem(s *solver, i int, req []int64) {
 	v := p.items[i]
 	sz := p.sizes[i]
+	ranges := p.words[i]
+	full := p.full[i]
+	p.words[i], p.full[i] = ranges[:0], false
 	if s.revs[p.rFixed][i] != 0 {
 		return // already accounted as fixed; only a wipe-out can follow
 	}
-	b := s.bits[v]
-	known := s.revs[p.rKnown]
-	off := p.off[i]
 	a, z := s.lo[v]-s.base[v], s.hi[v]-s.base[v]
 	// A fixed item's known words are not updated (nor trailed): they are
 	// not read again until backtracking unfixes it, which restores the
 	// domain they describe.
 	nowFixed := s.lo[v] == s.hi[v]
-	for wi := range b {
-		old := uint64(known[off+wi])
-		if old == 0 {
-			continue
-		}
-		cur := b[wi]
-		lo := int64(wi) << 6
-		if lo+63 < a || lo > z {
-			cur = 0
-		} else {
-			if a > lo {
-				cur &^= 1<<(a-lo) - 1
-			}
-			if z < lo+63 {
-				cur &= 1<<(z-lo+1) - 1
-			}
-		}
-		gone := old &^ cur
-		if gone == 0 {
-			continue
-		}
-		if !nowFixed {
-			s.setRev(p.rKnown, off+wi, int64(old&cur))
-		}
-		if sz == 0 {
-			continue
-		}
-		for gone != 0 {
-			k := s.base[v] + lo + int64(bits.TrailingZeros64(gone)) - p.binLo
-			gone &= gone - 1
-			if k >= 0 && k < int64(len(p.dense)) && p.dense[k] >= 0 {
-				j := p.dense[k]
-				if s.lo[p.loads[j]] > req[j] {
-					p.markBin(j) // it needed this candidate
-				}
-			}
+	// Only the words notify saw change, unless it lost track.
+	if full {
+		ranges = append(ranges[:0], 0, int32(len(s.bits[v])-1))
+	}
+	for r := 0; r+1 < len(ranges); r += 2 {
+		for wi := int(ranges[r]); wi <= int(ranges[r+1]); wi++ {
+			p.syncWord(s, i, wi, a, z, nowFixed, req)
 		}
 	}
 	if nowFixed {
@@ -307,6 +289,83 @@ func (p *binPackProp) syncItem(s *solver, i int, req []int64) {
 			p.allBins = true
 		}
 	}
+}
+
+// syncWord processes word wi of item i's domain (offsets a..z are the
+// current bounds): it updates the known word and marks the bins that
+// lost the item while still needing load.
+func (p *binPackProp) syncWord(s *solver, i, wi int, a, z int64, nowFixed bool, req []int64) {
+	v := p.items[i]
+	off := p.off[i]
+	old := uint64(s.revs[p.rKnown][off+wi])
+	if old == 0 {
+		return
+	}
+	cur := s.bits[v][wi]
+	lo := int64(wi) << 6
+	if lo+63 < a || lo > z {
+		cur = 0
+	} else {
+		if a > lo {
+			cur &^= 1<<(a-lo) - 1
+		}
+		if z < lo+63 {
+			cur &= 1<<(z-lo+1) - 1
+		}
+	}
+	gone := old &^ cur
+	if gone == 0 {
+		return
+	}
+	if !nowFixed {
+		s.setRev(p.rKnown, off+wi, int64(old&cur))
+	}
+	if p.sizes[i] == 0 {
+		return
+	}
+	for gone != 0 {
+		k := s.base[v] + lo + int64(bits.TrailingZeros64(gone)) - p.binLo
+		gone &= gone - 1
+		if k >= 0 && k < int64(len(p.dense)) && p.dense[k] >= 0 {
+			j := p.dense[k]
+			if s.lo[p.loads[j]] > req[j] {
+				p.markBin(j) // it needed this candidate
+			}
+		}
+	}
+}
+
+// noteWords records which words of item i's domain the change being
+// notified touched, read from the trail entry the store just appended;
+// anything else makes the next sync scan every word.
+func (p *binPackProp) noteWords(i int32) {
+	if p.full[i] {
+		return
+	}
+	st := p.st
+	v := p.items[i]
+	if n := len(st.trail); n > 0 && len(p.words[i]) < 64 {
+		e := st.trail[n-1]
+		if e.v == v {
+			base := st.base[v]
+			switch e.kind {
+			case tWord:
+				p.words[i] = append(p.words[i], e.w, e.w)
+				return
+			case tLo:
+				if e.old <= st.lo[v] {
+					p.words[i] = append(p.words[i], int32((e.old-base)>>6), int32((st.lo[v]-base)>>6))
+					return
+				}
+			case tHi:
+				if e.old >= st.hi[v] {
+					p.words[i] = append(p.words[i], int32((st.hi[v]-base)>>6), int32((e.old-base)>>6))
+					return
+				}
+			}
+		}
+	}
+	p.full[i] = true
 }
 
 // possible returns the possible load of bin j (items that may still go

@@ -8,8 +8,9 @@ import (
 )
 
 // maxRSSMiB returns the peak resident set size of this process and of
-// the largest waited-for child process tree (minizinc, fzn-gecode), in
-// MiB (Linux reports KiB, macOS bytes).
+// the largest waited-for child process, in MiB (Linux reports KiB, macOS
+// bytes). A child's figure includes the parent's image it was forked
+// from.
 func maxRSSMiB() (self, children float64) {
 	unit := 1024.0
 	if runtime.GOOS == "darwin" {
