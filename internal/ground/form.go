@@ -394,8 +394,8 @@ func (g *grounder) post(f form, enf ...cp.Lit) {
 		}
 		g.note(m.AddNotEqual(f.e.expr(), f.k).OnlyEnforceIf(enf...))
 	case fEq:
-		if f.not && len(enf) == 0 {
-			g.forbid(f.x, f.v)
+		if f.not && len(enf) <= 1 {
+			g.forbid(f.x, f.v, enf)
 			return
 		}
 		g.post(fLit{g.litOf(f)}, enf...)
@@ -463,9 +463,14 @@ func (g *grounder) postImplied(guard, f form) {
 	if isFalse(guard) || isTrue(f) {
 		return
 	}
-	if e, ok := guard.(fEq); ok && !e.not && isFalse(f) && g.assume == nil {
-		// "x = v implies false": v is not a possible value of x.
-		g.forbid(e.x, e.v)
+	if e, ok := guard.(fEq); ok && !e.not && isFalse(f) {
+		// "x = v implies false": v is not a possible value of x (while
+		// the explanation's assumption holds).
+		var enf []cp.Lit
+		if g.assume != nil {
+			enf = []cp.Lit{*g.assume}
+		}
+		g.forbid(e.x, e.v, enf)
 		return
 	}
 	enf := g.enforce(guard)
@@ -475,26 +480,52 @@ func (g *grounder) postImplied(guard, f form) {
 	g.post(f, enf...)
 }
 
-// forbid removes v from the possible values of x; the removals of a view
-// are posted together when it is done, one non-membership per variable.
-func (g *grounder) forbid(x cp.IntVar, v int64) {
+// forbidKey is a variable whose values are removed, and the literal (if
+// any) under which they are.
+type forbidKey struct {
+	x     cp.IntVar
+	under cp.Lit
+	cond  bool
+}
+
+// forbid removes v from the possible values of x, while enf holds (at most
+// one literal: an explanation's assumption, a row's condition). The
+// removals of a view are posted together when it is done: one
+// non-membership per variable and literal, not one clause per value.
+func (g *grounder) forbid(x cp.IntVar, v int64, enf []cp.Lit) {
 	if g.forbidden == nil {
-		g.forbidden = map[cp.IntVar][]int64{}
+		g.forbidden = map[forbidKey][]int64{}
 	}
-	g.forbidden[x] = append(g.forbidden[x], v)
+	k := forbidKey{x: x}
+	if len(enf) == 1 {
+		k.under, k.cond = enf[0], true
+	}
+	g.forbidden[k] = append(g.forbidden[k], v)
 }
 
 func (g *grounder) flushForbidden() {
 	if len(g.forbidden) == 0 {
 		return
 	}
-	xs := make([]cp.IntVar, 0, len(g.forbidden))
-	for x := range g.forbidden {
-		xs = append(xs, x)
+	ks := make([]forbidKey, 0, len(g.forbidden))
+	for k := range g.forbidden {
+		ks = append(ks, k)
 	}
-	sort.Slice(xs, func(i, j int) bool { return xs[i].Index() < xs[j].Index() })
-	for _, x := range xs {
-		g.note(g.m.AddNonMembership(x, g.forbidden[x]))
+	sort.Slice(ks, func(i, j int) bool {
+		if a, b := ks[i].x.Index(), ks[j].x.Index(); a != b {
+			return a < b
+		}
+		if ks[i].cond != ks[j].cond {
+			return !ks[i].cond
+		}
+		return ks[i].under.Index() < ks[j].under.Index()
+	})
+	for _, k := range ks {
+		c := g.m.AddNonMembership(k.x, g.forbidden[k])
+		if k.cond {
+			c.OnlyEnforceIf(k.under)
+		}
+		g.note(c)
 	}
 	g.forbidden = nil
 }

@@ -96,7 +96,7 @@ type grounder struct {
 	inHard  bool
 	// forbidden collects the values the view being grounded removes from
 	// decision variables' domains.
-	forbidden map[cp.IntVar][]int64
+	forbidden map[forbidKey][]int64
 	// assume is the assumption literal of the hard row being posted, in
 	// explain mode.
 	assume *cp.Lit
@@ -158,6 +158,7 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 			g.flushForbidden()
 		} else {
 			e := g.soft(v)
+			g.flushForbidden()
 			g.Soft[v.Name] = e.expr()
 			g.Order = append(g.Order, v.Name)
 			objective = objective.add(e, 1)
