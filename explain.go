@@ -26,6 +26,9 @@ type ExplainedConstraint struct {
 	// Line is where the view is defined in the schema.
 	Line int            `json:"line"`
 	Rows []ExplainedRow `json:"rows"`
+	// Groups are the keys of the view's groups involved (app=web for a
+	// view grouped by app), when the view groups its rows.
+	Groups []Row `json:"groups,omitempty"`
 }
 
 // ExplainedRow is a table row in an explanation. Decision rows are those
@@ -51,6 +54,16 @@ func (e *Explanation) String() string {
 	}
 	for _, c := range e.Constraints {
 		fmt.Fprintf(&b, "  %s (line %d)", c.View, c.Line)
+		if len(c.Groups) > 0 && !hasData(c.Rows) {
+			// The group is what a person names ("anti_affinity for
+			// app=web"); a data row (the node whose capacity it is)
+			// names it already.
+			var keys []string
+			for _, g := range c.Groups {
+				keys = append(keys, strings.Trim(formatRow(g), "()"))
+			}
+			b.WriteString(" for " + strings.Join(keys, "; "))
+		}
 		var parts []string
 		for _, r := range c.Rows {
 			parts = append(parts, fmt.Sprintf("%s %s %s", r.Role, r.Table, formatRow(r.Row)))
@@ -61,6 +74,15 @@ func (e *Explanation) String() string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+func hasData(rows []ExplainedRow) bool {
+	for _, r := range rows {
+		if r.Role == "data" {
+			return true
+		}
+	}
+	return false
 }
 
 func formatRow(r Row) string {
@@ -211,6 +233,16 @@ func (m *Model) describe(gr *ground.Grounded, core []cp.Lit, minimal bool) *Expl
 		}
 		add(b.Decision, "decision")
 		add(b.Data, "data")
+		if len(b.Group) > 0 {
+			key := Row{}
+			for _, kv := range b.Group {
+				key[kv.Name] = kv.Value
+			}
+			if k := formatRow(key); !seen["group"+k] {
+				seen["group"+k] = true
+				c.Groups = append(c.Groups, key)
+			}
+		}
 	}
 	e := &Explanation{Minimal: minimal}
 	for _, v := range m.prog.Views {

@@ -219,5 +219,12 @@ func TestExplainAntiAffinityPigeonhole(t *testing.T) {
 		if pods != 6 {
 			t.Errorf("node_predicates names %d pods, want 6 (six pods on five nodes)\n%s", pods, text)
 		}
+		// The anti-affinity group is named by its key, as a person would.
+		if g := e.Constraints[1].Groups; len(g) != 1 || g[0]["app"] != "web" {
+			t.Errorf("anti_affinity groups %v, want [app=web]", g)
+		}
+		if !strings.Contains(text, "anti_affinity (line 35) for app=web") {
+			t.Errorf("the text does not name the group:\n%s", text)
+		}
 	})
 }

@@ -30,7 +30,16 @@ type Blame struct {
 	// (the node whose capacity it is).
 	Decision []RowRef
 	Data     []RowRef
-	Lit      cp.Lit
+	// Group is the key of the group the constraint holds for (the app
+	// whose pods must be apart), one entry per group by expression.
+	Group []KeyValue
+	Lit   cp.Lit
+}
+
+// KeyValue is one group by expression of a view and its value in a group.
+type KeyValue struct {
+	Name  string // the column name, or the expression's text
+	Value any
 }
 
 // Label is a short human name: "capacity: node n3" or
@@ -132,7 +141,7 @@ func (g *grounder) assumption(v *ir.View, keyRows, decision, data []RowRef, grou
 	b, ok := g.blameByKey[key]
 	if !ok {
 		l := g.m.NewBoolVar("assume " + key)
-		b = &Blame{View: v, Decision: decision, Data: append([]RowRef(nil), data...), Lit: l}
+		b = &Blame{View: v, Decision: decision, Data: append([]RowRef(nil), data...), Group: keyValues(v, groupKey), Lit: l}
 		g.blameByKey[key] = b
 		g.blames = append(g.blames, b)
 		g.blameByLit[l.Index()] = b
@@ -141,6 +150,22 @@ func (g *grounder) assumption(v *ir.View, keyRows, decision, data []RowRef, grou
 	}
 	b.Data = intersectRefs(b.Data, data)
 	return b.Lit
+}
+
+// keyValues names a group's key values after v's group by expressions.
+func keyValues(v *ir.View, key []value) []KeyValue {
+	if len(key) == 0 || len(key) != len(v.Query.GroupBy) {
+		return nil
+	}
+	out := make([]KeyValue, len(key))
+	for i, e := range v.Query.GroupBy {
+		name := ir.FormatExpr(e)
+		if c, ok := e.(*ir.ColRef); ok {
+			name = c.Name[strings.LastIndex(c.Name, ".")+1:]
+		}
+		out[i] = KeyValue{Name: name, Value: key[i].c}
+	}
+	return out
 }
 
 func sortRefs(rs []RowRef) {
