@@ -102,10 +102,21 @@ func formatRow(r Row) string {
 // row or group, finds an infeasible subset and shrinks it (QuickXplain,
 // then a deletion check of each member) within the budget.
 func (m *Model) explain(ctx context.Context, snap *ground.Snapshot, budget time.Duration) (*Explanation, error) {
+	gr, core, minimal, err := m.explainCore(ctx, snap, budget)
+	if err != nil || gr == nil {
+		return nil, err
+	}
+	return m.describe(gr, core, minimal), nil
+}
+
+// explainCore grounds the model with assumptions and returns an infeasible
+// subset of them, and whether each member is proven needed; a nil model
+// when no trustworthy subset was found within the budget.
+func (m *Model) explainCore(ctx context.Context, snap *ground.Snapshot, budget time.Duration) (*ground.Grounded, []cp.Lit, bool, error) {
 	deadline := time.Now().Add(budget)
 	gr, err := ground.Ground(m.prog, snap, m.groundOptions(ground.Options{Explain: true}))
 	if err != nil {
-		return nil, err
+		return nil, nil, false, err
 	}
 	md := gr.Model
 	all := make([]cp.Lit, 0, len(gr.Blames()))
@@ -128,14 +139,14 @@ func (m *Model) explain(ctx context.Context, snap *ground.Snapshot, budget time.
 	if core == nil {
 		if check(all) != cp.Infeasible {
 			// Not infeasible within the budget: no trustworthy explanation.
-			return nil, nil
+			return nil, nil, false, nil
 		}
 		core = quickXplain(check, nil, all)
 	}
 	if len(core) == 0 || check(core) != cp.Infeasible {
 		// QuickXplain ran out of time: the whole set is the (proven)
 		// infeasible subset we have.
-		return m.describe(gr, all, false), nil
+		return gr, all, false, nil
 	}
 	// Minimality: each member dropped, the rest must be satisfiable. The
 	// other assumptions are tried false first: their constraints are then
@@ -160,7 +171,7 @@ func (m *Model) explain(ctx context.Context, snap *ground.Snapshot, budget time.
 			break
 		}
 	}
-	return m.describe(gr, core, minimal), nil
+	return gr, core, minimal, nil
 }
 
 // progression finds a core when propagation alone refutes the
