@@ -17,20 +17,14 @@ import (
 // literal enforcing an all_different over members with too few values
 // between them is thus refuted by propagation alone.
 type allDiffProp struct {
-	vars  []int32
-	enf   []int32 // enforcement literals
-	done  int32   // 1 + rev array id of the processed flags, 0 before the first run
-	union []uint64
-	// attached is set once the enforcement literals of the model
-	// constraint have been looked up (see attach).
-	attached bool
+	vars     []int32
+	enf      []int32 // enforcement literals
+	done     int32   // 1 + rev array id of the processed flags, 0 before the first run
+	union    []uint64
 	fixedVal []int64 // scratch for cannotHold
 }
 
 func (p *allDiffProp) propagate(s *solver) bool {
-	if !p.attached {
-		p.attach(s)
-	}
 	if len(p.enf) > 0 {
 		st, last := s.enfState(p.enf)
 		switch {
@@ -44,35 +38,6 @@ func (p *allDiffProp) propagate(s *solver) bool {
 		}
 	}
 	return p.filter(s)
-}
-
-// attach runs on the first propagation: it looks up the enforcement
-// literals of the model constraint the propagator was registered for and
-// subscribes to their variables, so that the propagator runs again when
-// they are fixed. (The engine registers all_different propagators with
-// their members only; implied ones, posted by presolve, and direct calls
-// have no model constraint and stay unconditional.)
-func (p *allDiffProp) attach(s *solver) {
-	p.attached = true
-	if p.enf != nil || s.cur < 0 || int(s.cur) >= len(s.props) {
-		return
-	}
-	info := &s.props[s.cur]
-	if q, ok := info.p.(*allDiffProp); !ok || q != p || info.con < 0 || info.con >= len(s.m.cons) {
-		return
-	}
-	c := &s.m.cons[info.con]
-	if c.Kind != KindAllDifferent || len(c.Enforcement) == 0 {
-		return
-	}
-	p.enf = litIdx(c.Enforcement)
-	for _, l := range p.enf {
-		v := l >> 1
-		if !slices.Contains(s.watch[v], s.cur) {
-			s.watch[v] = append(s.watch[v], s.cur)
-			info.vars = append(info.vars, v)
-		}
-	}
 }
 
 // cannotHold reports, without changing any domain, whether the members
