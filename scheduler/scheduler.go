@@ -424,6 +424,127 @@ func (s *Scheduler) Preempt(ctx context.Context) ([]Binding, []Eviction, []Unsch
 	return b, ev, u, err
 }
 
+// PreemptPods runs the preemption model for the named pods (pending,
+// unbound, this scheduler's; the others are skipped), as a scheduler that
+// evicts through an API does: it returns a plan and assumes nothing
+// evicted.
+//
+//   - Victims are live bound pods of priority lower than every named pod's:
+//     a pod is never evicted for one of equal or higher priority.
+//   - A named pod that fits some node as the state is (every victim kept,
+//     the other named pods placed as the plan says) is left pending for
+//     the placement model, not placed by evicting.
+//   - The evictions are minimal: every eviction the plan's placements do
+//     not need (the hard policies hold with that pod kept) is dropped.
+//
+// The pods placed are assumed bound, as by ScheduleBatch; the victims stay
+// in the state (the caller deletes each once it is gone: an eviction may be
+// refused). Pods that no eviction of lower-priority pods makes room for are
+// returned as Unschedulable.
+func (s *Scheduler) PreemptPods(ctx context.Context, names []string) ([]Binding, []Eviction, []Unschedulable, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var q []*Pod
+	for _, p := range s.queue() {
+		if want[p.Name] {
+			q = append(q, p)
+		}
+	}
+	if len(q) == 0 {
+		return nil, nil, nil, nil
+	}
+	low := q[0].Priority
+	for _, p := range q {
+		low = min(low, p.Priority)
+	}
+	var victims []*Pod
+	for _, p := range s.state.Pods {
+		if p.NodeName != "" && live(p) && p.Priority < low {
+			victims = append(victims, p)
+		}
+	}
+	unsched := func(ps []*Pod, reason string) []Unschedulable {
+		var us []Unschedulable
+		for _, p := range ps {
+			us = append(us, Unschedulable{Pod: p.Name, Reason: reason})
+		}
+		return us
+	}
+	if len(victims) == 0 {
+		return nil, nil, unsched(q, "no running pod of lower priority to evict"), nil
+	}
+	sort.Slice(victims, func(i, j int) bool { return victims[i].Name < victims[j].Name })
+	placed, _, err := s.solve(ctx, s.preemption, q, victims)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// Never evict for a pod that fits without: with every victim kept and
+	// the other pods of the plan placed, a pod that fits some node stays
+	// pending (the placement model places it).
+	kept := s.state.Clone()
+	for _, p := range q {
+		kept.Pods[p.Name].NodeName = placed[p.Name]
+	}
+	fitsAlone := map[string]bool{}
+	for _, p := range q {
+		if placed[p.Name] == "" {
+			continue
+		}
+		kept.Pods[p.Name].NodeName = ""
+		if kept.fitsSomewhere(kept.Pods[p.Name]) {
+			fitsAlone[p.Name] = true
+			placed[p.Name] = ""
+			continue
+		}
+		kept.Pods[p.Name].NodeName = placed[p.Name]
+	}
+	// Minimal evictions: keep each victim (higher priority first) whose
+	// eviction the placements do not need.
+	after := s.state.Clone()
+	var evicted []*Pod
+	for _, v := range victims {
+		if placed[v.Name] == "" {
+			evicted = append(evicted, v)
+			delete(after.Pods, v.Name)
+		}
+	}
+	var batch []*Pod
+	for _, p := range q {
+		c := *p
+		c.NodeName = placed[p.Name]
+		after.Pods[p.Name] = &c
+		batch = append(batch, &c)
+	}
+	sort.SliceStable(evicted, func(i, j int) bool { return evicted[i].Priority > evicted[j].Priority })
+	var ev []Eviction
+	for _, v := range evicted {
+		after.Pods[v.Name] = v
+		if after.Check(batch) != nil {
+			delete(after.Pods, v.Name)
+			ev = append(ev, Eviction{Pod: v.Name, Node: v.NodeName})
+		}
+	}
+	if err := after.Check(batch); err != nil {
+		return nil, nil, nil, fmt.Errorf("%w: %v", ErrCheck, err)
+	}
+	sort.Slice(ev, func(i, j int) bool { return ev[i].Pod < ev[j].Pod })
+	var rest []*Pod
+	for _, p := range q {
+		if !fitsAlone[p.Name] {
+			rest = append(rest, p)
+		}
+	}
+	bs, us, err := s.apply(ctx, rest, placed, nil)
+	for i := range us {
+		us[i].Reason = "no node even after evicting pods of lower priority"
+	}
+	return bs, ev, us, err
+}
+
 // solve loads the model's pods, solves and returns the node of each (""
 // for none), after the independent check.
 func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*Pod) (map[string]string, *weave.Result, error) {

@@ -420,15 +420,36 @@ func (s *State) checkSpread(batch, bound, placed []*Pod) []string {
 // it may go given the bound pods, as a plain loop over the state.
 func (s *State) FeasibleNodes(p *Pod) []string {
 	var out []string
+	c := s.Clone() // Check only reads: one copy serves every node
+	q := *p
+	c.Pods[q.Name] = &q
 	for name := range s.Nodes {
-		c := s.Clone()
-		q := *p
 		q.NodeName = name
-		c.Pods[q.Name] = &q
 		if c.Check([]*Pod{&q}) == nil {
 			out = append(out, name)
 		}
 	}
 	sort.Strings(out)
 	return out
+}
+
+// fitsSomewhere reports whether a pod, unplaced in s, fits some node as s is.
+func (s *State) fitsSomewhere(p *Pod) bool {
+	q := *p
+	saved, had := s.Pods[q.Name]
+	s.Pods[q.Name] = &q
+	defer func() {
+		if had {
+			s.Pods[q.Name] = saved
+		} else {
+			delete(s.Pods, q.Name)
+		}
+	}()
+	for name := range s.Nodes {
+		q.NodeName = name
+		if s.Check([]*Pod{&q}) == nil {
+			return true
+		}
+	}
+	return false
 }

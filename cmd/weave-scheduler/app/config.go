@@ -54,6 +54,11 @@ type Config struct {
 	StateDB string `json:"stateDB,omitempty"`
 	// StateSchema is the name prefix of the replicas' schemas in StateDB.
 	StateSchema string `json:"stateSchema,omitempty"`
+	// DisablePreemption turns preemption off: a pod that fits no node is only reported and backed off.
+	DisablePreemption bool `json:"disablePreemption,omitempty"`
+	// NominationTimeout is how long a preemptor waits for its evicted victims to be gone before it goes back
+	// to the queue.
+	NominationTimeout time.Duration `json:"nominationTimeout,omitempty"`
 }
 
 // DefaultConfig returns the defaults.
@@ -80,6 +85,8 @@ func DefaultConfig() Config {
 		LogFormat:      "json",
 		LogLevel:       "info",
 		StateSchema:    "weave_scheduler",
+
+		NominationTimeout: 2 * time.Minute,
 	}
 }
 
@@ -113,6 +120,8 @@ func ParseFlags(args []string) (Config, error) {
 	fs.BoolVar(&c.Verify, "verify", cfg.Verify, "re-check every solution in the database")
 	fs.StringVar(&c.StateDB, "state-db", cfg.StateDB, "PostgreSQL URL of the state database, postgres://user@host:5432/db (empty: in-memory SQLite)")
 	fs.StringVar(&c.StateSchema, "state-schema", cfg.StateSchema, "prefix of the replicas' schemas in --state-db (each claims PREFIX_0, PREFIX_1, ...)")
+	fs.BoolVar(&c.DisablePreemption, "disable-preemption", cfg.DisablePreemption, "never evict pods to place others")
+	fs.DurationVar(&c.NominationTimeout, "nomination-timeout", cfg.NominationTimeout, "how long a preemptor waits for its victims to be gone")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -175,10 +184,14 @@ func ParseFlags(args []string) (Config, error) {
 			cfg.StateDB = c.StateDB
 		case "state-schema":
 			cfg.StateSchema = c.StateSchema
+		case "disable-preemption":
+			cfg.DisablePreemption = c.DisablePreemption
+		case "nomination-timeout":
+			cfg.NominationTimeout = c.NominationTimeout
 		}
 	})
-	if cfg.BatchSize <= 0 || cfg.BindWorkers <= 0 {
-		return cfg, fmt.Errorf("batch-size and bind-workers must be positive")
+	if cfg.BatchSize <= 0 || cfg.BindWorkers <= 0 || cfg.NominationTimeout <= 0 {
+		return cfg, fmt.Errorf("batch-size, bind-workers and nomination-timeout must be positive")
 	}
 	if err := checkStateDB(cfg); err != nil {
 		return cfg, err
@@ -212,4 +225,4 @@ func decodeFile(data []byte, cfg *Config) error {
 }
 
 var durationField = map[string]bool{"batchWait": true, "solverTimeout": true, "initialBackoff": true, "maxBackoff": true,
-	"leaseDuration": true, "renewDeadline": true, "retryPeriod": true}
+	"leaseDuration": true, "renewDeadline": true, "retryPeriod": true, "nominationTimeout": true}

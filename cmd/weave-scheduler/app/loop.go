@@ -24,6 +24,7 @@ func clientcmdConfig(path string) (*rest.Config, error) {
 
 // scheduleLoop solves batches while this replica leads.
 func (s *Server) scheduleLoop(ctx context.Context) error {
+	s.loopCtx.Store(&ctx)
 	for {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -245,18 +246,39 @@ func (s *Server) failed(ctx context.Context, us []scheduler.Unschedulable) {
 	st := s.brain.State()
 	go func() {
 		defer s.triaging.Store(false)
+		var stuck []*v1.Pod
+		msgs := map[string]string{}
 		for _, u := range triage {
 			sp := st.Pods[u.Pod]
 			if sp == nil || sp.NodeName != "" || len(st.FeasibleNodes(sp)) > 0 {
 				continue
 			}
-			s.metrics.unschedule.Inc()
 			ns, name, _ := strings.Cut(u.Pod, "/")
 			p, err := s.podLister.Pods(ns).Get(name)
 			if err != nil || p.Spec.NodeName != "" {
+				s.metrics.unschedule.Inc()
 				continue
 			}
-			msg := fmt.Sprintf("0/%d nodes are available: no node satisfies the pod's hard constraints (%s)", len(st.Nodes), u.Reason)
+			stuck = append(stuck, p)
+			msgs[u.Pod] = fmt.Sprintf("0/%d nodes are available: no node satisfies the pod's hard constraints (%s)", len(st.Nodes), u.Reason)
+		}
+		// Preemption for the pods that fit no node: those it places wait for their victims; those it
+		// leaves pending (they fit after all) go on in the queue; the others are reported and backed off.
+		var outcome map[string]string
+		if !s.cfg.DisablePreemption && len(stuck) > 0 {
+			outcome = s.preempt(ctx, stuck)
+		}
+		for _, p := range stuck {
+			key := podKey(p)
+			why, tried := outcome[key]
+			if tried && (why == preemptStarted || why == preemptNotNeeded) {
+				continue
+			}
+			s.metrics.unschedule.Inc()
+			msg := msgs[key]
+			if tried && why != "" {
+				msg += "; preemption: " + why
+			}
 			s.backOff(p)
 			s.recorder.Eventf(p, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", "%s", truncate(msg))
 			s.setUnschedulable(ctx, p, msg)

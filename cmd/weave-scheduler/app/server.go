@@ -52,6 +52,8 @@ type Server struct {
 	factory    informers.SharedInformerFactory
 	podLister  corelisters.PodLister
 	nodeLister corelisters.NodeLister
+	pvLister   corelisters.PersistentVolumeLister
+	pvcLister  corelisters.PersistentVolumeClaimLister
 	recorder   events.EventRecorder
 	broadcast  events.EventBroadcaster
 
@@ -63,8 +65,13 @@ type Server struct {
 	backoff  map[string]*time.Timer // pods kept out of the queue until their retry time
 	attempts map[string]int         // failed attempts per pod (the backoff's exponent)
 	unplaced map[string]int         // consecutive batches that left the pod unplaced
-	triaging atomic.Bool
-	binds    chan bindJob
+	// nominated holds the preemptors whose victims are being evicted (preempt.go): each is assumed on its
+	// nominated node in the state and bound once its victims are gone.
+	nominated map[string]*nomination
+	volumes   map[string]string // claim → zone written to the state (volumes.go)
+	triaging  atomic.Bool
+	binds     chan bindJob
+	loopCtx   atomic.Pointer[context.Context] // the leader's context (bindings of nominated pods)
 }
 
 type bindJob struct {
@@ -98,7 +105,18 @@ func New(cfg Config, rc *rest.Config, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	return NewWithClient(cfg, client, log)
+}
+
+// NewWithClient creates a replica that talks to the API server through client (a fake clientset in tests).
+func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*Server, error) {
+	if log == nil {
+		log = slog.Default()
+	}
 	log = log.With("scheduler", cfg.SchedulerName, "identity", cfg.Identity)
+	if cfg.NominationTimeout <= 0 {
+		cfg.NominationTimeout = DefaultConfig().NominationTimeout
+	}
 	brain, closeDB, err := openBrain(cfg, scheduler.Config{
 		Name:      cfg.SchedulerName,
 		BatchSize: cfg.BatchSize,
@@ -113,11 +131,14 @@ func New(cfg Config, rc *rest.Config, log *slog.Logger) (*Server, error) {
 		cfg: cfg, client: client, log: log,
 		brain: brain, closeDB: closeDB, metrics: newMetrics(),
 		inflight: map[string]string{}, backoff: map[string]*time.Timer{}, attempts: map[string]int{}, unplaced: map[string]int{},
+		nominated: map[string]*nomination{}, volumes: map[string]string{},
 		binds: make(chan bindJob, 4*cfg.BatchSize),
 	}
 	s.factory = informers.NewSharedInformerFactory(client, 0)
 	s.podLister = s.factory.Core().V1().Pods().Lister()
 	s.nodeLister = s.factory.Core().V1().Nodes().Lister()
+	s.pvLister = s.factory.Core().V1().PersistentVolumes().Lister()
+	s.pvcLister = s.factory.Core().V1().PersistentVolumeClaims().Lister()
 	s.broadcast = events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
 	s.recorder = s.broadcast.NewRecorder(scheme.Scheme, cfg.SchedulerName)
 	return s, nil
@@ -265,9 +286,13 @@ func (s *Server) startInformers(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
+	pvs, pvcs, err := s.volumeInformers()
+	if err != nil {
+		return err
+	}
 	// A watch error is logged and the reflector relists (then the handlers see every object again: the state
 	// converges to the fresh list).
-	for _, inf := range []cache.SharedIndexInformer{nodes, pods} {
+	for _, inf := range []cache.SharedIndexInformer{nodes, pods, pvs, pvcs} {
 		_ = inf.SetWatchErrorHandler(func(r *cache.Reflector, err error) {
 			s.log.Warn("watch interrupted; relisting", "error", err)
 		})
@@ -326,14 +351,19 @@ func (s *Server) podChanged(old, p *v1.Pod) {
 			return // another scheduler's pending pod takes no resources
 		}
 		if p.DeletionTimestamp != nil || terminal(p) {
+			s.dropNominationLocked(key)
 			s.must("delete pod", s.brain.DeletePod(context.Background(), key))
 			return
 		}
 		if _, ok := s.backoff[key]; ok {
 			return // re-read from the lister when its backoff ends
 		}
-		if node, ok := s.inflight[key]; ok {
-			// The binding is under way: keep the pod assumed on its node.
+		node, ok := s.inflight[key]
+		if nom := s.nominated[key]; nom != nil && !ok {
+			node, ok = nom.node, true
+		}
+		if ok {
+			// The binding is under way, or the pod waits for its victims: keep it assumed on its node.
 			sp := toPod(p)
 			sp.NodeName = node
 			s.must("upsert pod", s.brain.UpsertPod(context.Background(), sp))
@@ -344,6 +374,9 @@ func (s *Server) podChanged(old, p *v1.Pod) {
 		}
 	}
 	s.must("upsert pod", s.brain.UpsertPod(context.Background(), toPod(p)))
+	if p.Spec.NodeName != "" && terminal(p) {
+		s.victimGoneLocked(key) // a finished pod frees its node like a deleted one
+	}
 }
 
 func (s *Server) podDeleted(p *v1.Pod) {
@@ -356,7 +389,9 @@ func (s *Server) podDeleted(p *v1.Pod) {
 	}
 	delete(s.attempts, key)
 	delete(s.unplaced, key)
+	s.dropNominationLocked(key)
 	s.must("delete pod", s.brain.DeletePod(context.Background(), key))
+	s.victimGoneLocked(key)
 }
 
 // --- backoff ---
@@ -373,6 +408,7 @@ func (s *Server) backOffLocked(key string) {
 		t.Stop()
 	}
 	delete(s.inflight, key)
+	s.dropNominationLocked(key)
 	s.attempts[key]++
 	delay := s.cfg.InitialBackoff << min(s.attempts[key]-1, 16)
 	if delay > s.cfg.MaxBackoff || delay <= 0 {

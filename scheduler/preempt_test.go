@@ -1,0 +1,135 @@
+package scheduler
+
+import (
+	"context"
+	"testing"
+)
+
+// PreemptPods on the paper's Fig. 3: pod1 is placed on node1 by evicting pod2 on node2 (cross-node), the
+// victim stays in the state until the caller deletes it, and pod1 is assumed on node1.
+func TestPreemptPodsCrossNode(t *testing.T) {
+	s := newTest(t, Config{})
+	ctx := context.Background()
+	addNodes(t, s,
+		Node{Name: "node1", CPU: 4000, Memory: 4000, Zone: "z1", Labels: map[string]string{"disk": "ssd"}},
+		Node{Name: "node2", CPU: 4000, Memory: 4000, Zone: "z1"},
+		Node{Name: "node3", CPU: 4000, Memory: 4000, Zone: "z2"})
+	anti := PodAffinityTerm{Anti: true, Required: true, Key: "app", Value: "db", TopologyKey: LabelZone}
+	addPods(t, s,
+		Pod{Name: "pod2", CPU: 1000, Memory: 1000, Priority: 1, NodeName: "node2", Phase: PhaseRunning,
+			Labels: map[string]string{"app": "db"}, Affinity: []PodAffinityTerm{anti}},
+		Pod{Name: "other", CPU: 1000, Memory: 1000, Priority: 1, NodeName: "node3", Phase: PhaseRunning},
+		Pod{Name: "pod1", CPU: 1000, Memory: 1000, Priority: 10, NodeSelector: map[string]string{"disk": "ssd"},
+			Labels: map[string]string{"app": "db"}, Affinity: []PodAffinityTerm{anti}})
+	bs, ev, us, err := s.PreemptPods(ctx, []string{"pod1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 1 || bs[0] != (Binding{"pod1", "node1"}) || len(ev) != 1 || ev[0] != (Eviction{"pod2", "node2"}) || len(us) != 0 {
+		t.Fatalf("bindings %v evictions %v unschedulable %v; want pod1 → node1 evicting pod2 on node2", bs, ev, us)
+	}
+	st := s.State()
+	if st.Pods["pod2"] == nil || st.Pods["pod2"].NodeName != "node2" {
+		t.Error("the victim left the state before the caller deleted it")
+	}
+	if st.Pods["pod1"].NodeName != "node1" {
+		t.Errorf("pod1 assumed on %q", st.Pods["pod1"].NodeName)
+	}
+	if len(s.Pending()) != 0 {
+		t.Errorf("pending %v", s.Pending())
+	}
+}
+
+// Victims are only pods of lower priority than every preemptor; a preemptor that fits without evicting is
+// left to the placement model; the evictions are minimal.
+func TestPreemptPodsRules(t *testing.T) {
+	ctx := context.Background()
+	shared := newTest(t, Config{}) // one scheduler (compiling the models costs seconds under -race), emptied per case
+	newTest := func(t *testing.T, _ Config) *Scheduler {
+		st := shared.State()
+		for name := range st.Pods {
+			if err := shared.DeletePod(ctx, name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for name := range st.Nodes {
+			if err := shared.DeleteNode(ctx, name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return shared
+	}
+	t.Run("equal or higher priority is never evicted", func(t *testing.T) {
+		s := newTest(t, Config{})
+		addNodes(t, s, Node{Name: "n1", CPU: 2000, Memory: 2000})
+		addPods(t, s,
+			Pod{Name: "same", CPU: 1000, Memory: 100, Priority: 5, NodeName: "n1", Phase: PhaseRunning},
+			Pod{Name: "higher", CPU: 1000, Memory: 100, Priority: 9, NodeName: "n1", Phase: PhaseRunning},
+			Pod{Name: "p", CPU: 1000, Memory: 100, Priority: 5})
+		bs, ev, us, err := s.PreemptPods(ctx, []string{"p"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bs) != 0 || len(ev) != 0 || len(us) != 1 || us[0].Pod != "p" {
+			t.Fatalf("bindings %v evictions %v unschedulable %v", bs, ev, us)
+		}
+		if len(s.Pending()) != 1 {
+			t.Errorf("pending %v", s.Pending())
+		}
+	})
+	t.Run("a pod of a lower-priority preemptor is not a victim", func(t *testing.T) {
+		// Preemptors of priority 10 and 3: the pod of priority 5 is not evicted (for either).
+		s := newTest(t, Config{})
+		addNodes(t, s, Node{Name: "n1", CPU: 1000, Memory: 1000}, Node{Name: "n2", CPU: 1000, Memory: 1000})
+		addPods(t, s,
+			Pod{Name: "mid", CPU: 1000, Memory: 100, Priority: 5, NodeName: "n1", Phase: PhaseRunning},
+			Pod{Name: "low", CPU: 1000, Memory: 100, Priority: 1, NodeName: "n2", Phase: PhaseRunning},
+			Pod{Name: "a", CPU: 1000, Memory: 100, Priority: 10},
+			Pod{Name: "b", CPU: 1000, Memory: 100, Priority: 3})
+		bs, ev, _, err := s.PreemptPods(ctx, []string{"a", "b"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ev {
+			if e.Pod == "mid" {
+				t.Fatalf("evicted mid (priority 5) with a preemptor of priority 3 in the plan: %v %v", bs, ev)
+			}
+		}
+		if len(ev) != 1 || ev[0].Pod != "low" || len(bs) != 1 || bs[0].Node != "n2" {
+			t.Fatalf("bindings %v evictions %v; want one preemptor on n2 evicting low", bs, ev)
+		}
+	})
+	t.Run("fits without eviction", func(t *testing.T) {
+		s := newTest(t, Config{})
+		addNodes(t, s, Node{Name: "n1", CPU: 2000, Memory: 2000}, Node{Name: "n2", CPU: 2000, Memory: 2000})
+		addPods(t, s,
+			Pod{Name: "v", CPU: 2000, Memory: 100, Priority: 1, NodeName: "n1", Phase: PhaseRunning},
+			Pod{Name: "p", CPU: 1000, Memory: 100, Priority: 10})
+		bs, ev, us, err := s.PreemptPods(ctx, []string{"p"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bs) != 0 || len(ev) != 0 || len(us) != 0 {
+			t.Fatalf("bindings %v evictions %v unschedulable %v; want p left pending", bs, ev, us)
+		}
+		if got := s.Pending(); len(got) != 1 || got[0] != "p" {
+			t.Fatalf("pending %v", got)
+		}
+	})
+	t.Run("minimal evictions", func(t *testing.T) {
+		// 4 small victims of 500m on a 2-CPU node; the preemptor needs 1 CPU: two evictions, not more.
+		s := newTest(t, Config{})
+		addNodes(t, s, Node{Name: "n1", CPU: 2000, Memory: 2000})
+		for _, n := range []string{"v1", "v2", "v3", "v4"} {
+			addPods(t, s, Pod{Name: n, CPU: 500, Memory: 100, Priority: 1, NodeName: "n1", Phase: PhaseRunning})
+		}
+		addPods(t, s, Pod{Name: "p", CPU: 1000, Memory: 100, Priority: 10})
+		bs, ev, us, err := s.PreemptPods(ctx, []string{"p"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bs) != 1 || len(ev) != 2 || len(us) != 0 {
+			t.Fatalf("bindings %v evictions %v unschedulable %v; want 2 evictions", bs, ev, us)
+		}
+	})
+}
