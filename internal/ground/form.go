@@ -394,8 +394,8 @@ func (g *grounder) post(f form, enf ...cp.Lit) {
 		}
 		g.note(m.AddNotEqual(f.e.expr(), f.k).OnlyEnforceIf(enf...))
 	case fEq:
-		if f.not && len(enf) <= 1 {
-			g.forbid(f.x, f.v, enf)
+		if f.not && len(enf) == 0 {
+			g.forbid(f.x, f.v, nil)
 			return
 		}
 		g.post(fLit{g.litOf(f)}, enf...)
@@ -489,9 +489,10 @@ type forbidKey struct {
 }
 
 // forbid removes v from the possible values of x, while enf holds (at most
-// one literal: an explanation's assumption, a row's condition). The
-// removals of a view are posted together when it is done: one
-// non-membership per variable and literal, not one clause per value.
+// one literal: an explanation's assumption). The removals of a view are
+// posted together when it is done: one non-membership per variable and
+// assumption, not one clause per value. (Under other literals a clause per
+// value stays: an enforced non-membership propagates far more slowly.)
 func (g *grounder) forbid(x cp.IntVar, v int64, enf []cp.Lit) {
 	if g.forbidden == nil {
 		g.forbidden = map[forbidKey][]int64{}
