@@ -2,13 +2,9 @@ package scheduler
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -17,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib"
+	"github.com/weavesql/weave/internal/testdb"
 )
 
 // The state-database tests run on the scheduler's own in-memory SQLite
@@ -32,7 +28,7 @@ type stateDB struct {
 }
 
 func stateDBs() []stateDB {
-	return []stateDB{{"memory", nil}, {"sqlite-file", openSQLiteFile}, {"postgres", openPostgresSchema}}
+	return []stateDB{{"memory", nil}, {"sqlite-file", openSQLiteFile}, {"postgres", func(t testing.TB) *sql.DB { return testdb.OpenPostgres(t, "weave_sched_test_") }}}
 }
 
 func openSQLiteFile(t testing.TB) *sql.DB {
@@ -43,70 +39,6 @@ func openSQLiteFile(t testing.TB) *sql.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
-}
-
-func postgresDSN(t testing.TB) string {
-	t.Helper()
-	dsn := os.Getenv("WEAVE_TEST_POSTGRES")
-	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but WEAVE_TEST_POSTGRES is not set: the PostgreSQL tests must run in CI (.ci/run starts a server)")
-		}
-		t.Skip("PostgreSQL tests skipped: set WEAVE_TEST_POSTGRES=postgres://user@host:port/db?sslmode=disable to run them")
-	}
-	return dsn
-}
-
-// postgresAdmin opens the test server without a search_path of its own.
-func postgresAdmin(t testing.TB) *sql.DB {
-	t.Helper()
-	admin, err := sql.Open("pgx", postgresDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
-	return admin
-}
-
-// newPostgresSchema creates a fresh schema, dropped when the test ends.
-func newPostgresSchema(t testing.TB, admin *sql.DB) string {
-	t.Helper()
-	var b [6]byte
-	rand.Read(b[:])
-	schema := "weave_sched_test_" + hex.EncodeToString(b[:])
-	if _, err := admin.Exec("create schema " + schema); err != nil {
-		t.Fatalf("creating the test schema: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.ExecContext(context.Background(), "drop schema "+schema+" cascade"); err != nil {
-			t.Errorf("dropping the test schema: %v", err)
-		}
-	})
-	return schema
-}
-
-// openPostgresIn opens the test server with search_path = schema.
-func openPostgresIn(t testing.TB, schema string) *sql.DB {
-	t.Helper()
-	u, err := url.Parse(postgresDSN(t))
-	if err != nil {
-		t.Fatalf("WEAVE_TEST_POSTGRES: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	db, err := sql.Open("pgx", u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Registered after the schema's cleanup, so it runs first.
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-func openPostgresSchema(t testing.TB) *sql.DB {
-	t.Helper()
-	return openPostgresIn(t, newPostgresSchema(t, postgresAdmin(t)))
 }
 
 // newOn starts a test scheduler (newTest: Verify on) on a database.
@@ -450,19 +382,19 @@ func TestStateDBForeignTables(t *testing.T) {
 // schedule concurrently without seeing each other; a scheduler whose lock
 // connection dies stops writing, and the schema can be claimed again.
 func TestStateDBTwoSchedulers(t *testing.T) {
-	admin := postgresAdmin(t)
+	admin := testdb.PostgresAdmin(t)
 	ctx := context.Background()
-	schemaA, schemaB := newPostgresSchema(t, admin), newPostgresSchema(t, admin)
+	schemaA, schemaB := testdb.NewSchema(t, admin, "weave_sched_test_"), testdb.NewSchema(t, admin, "weave_sched_test_")
 	cfg := func(db *sql.DB) Config {
 		// The solver proves no optimum here: it stops at the time limit.
 		return Config{DB: db, BatchSize: 20, BatchIdle: -1, Timeout: time.Second, Verify: true}
 	}
-	a := newTest(t, cfg(openPostgresIn(t, schemaA)))
-	b := newTest(t, cfg(openPostgresIn(t, schemaB)))
+	a := newTest(t, cfg(testdb.OpenIn(t, schemaA)))
+	b := newTest(t, cfg(testdb.OpenIn(t, schemaB)))
 
 	// Same schema: refused, and a's rows survive the attempt.
 	addNodes(t, a, Node{Name: "a-keep", CPU: 1000, Memory: 1000})
-	if _, err := New(cfg(openPostgresIn(t, schemaA))); !errors.Is(err, ErrStateInUse) || !strings.Contains(err.Error(), schemaA) {
+	if _, err := New(cfg(testdb.OpenIn(t, schemaA))); !errors.Is(err, ErrStateInUse) || !strings.Contains(err.Error(), schemaA) {
 		t.Fatalf("second scheduler on schema %s: %v", schemaA, err)
 	}
 	if got := queryStrings(t, a.DB(), "select name from node"); !reflect.DeepEqual(got, []string{"a-keep"}) {
@@ -537,7 +469,7 @@ func TestStateDBTwoSchedulers(t *testing.T) {
 	if err := a.UpsertNode(ctx, Node{Name: "a-late", CPU: 1}); !errors.Is(err, ErrStateLost) {
 		t.Fatalf("write after the lock's connection died: %v", err)
 	}
-	c := newTest(t, cfg(openPostgresIn(t, schemaA)))
+	c := newTest(t, cfg(testdb.OpenIn(t, schemaA)))
 	if n := countRows(t, c.DB(), "pod"); n != 0 {
 		t.Errorf("the new owner of %s found %d stale pod rows", schemaA, n)
 	}
@@ -555,7 +487,7 @@ func TestStateDBTwoSchedulers(t *testing.T) {
 
 // TestStateDBPostgresNeedsTwoConnections: the lock holds one connection.
 func TestStateDBPostgresNeedsTwoConnections(t *testing.T) {
-	db := openPostgresSchema(t)
+	db := testdb.OpenPostgres(t, "weave_sched_test_")
 	db.SetMaxOpenConns(1)
 	if _, err := New(Config{DB: db}); err == nil || !strings.Contains(err.Error(), "at least 2 connections") {
 		t.Fatalf("New with one connection: %v", err)

@@ -18,6 +18,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 	"sigs.k8s.io/yaml"
 
+	"github.com/weavesql/weave/internal/testdb"
 	"github.com/weavesql/weave/scheduler"
 )
 
@@ -77,22 +78,10 @@ func TestStateDBUnreachable(t *testing.T) {
 	}
 }
 
-func postgresDSN(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv("WEAVE_TEST_POSTGRES")
-	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but WEAVE_TEST_POSTGRES is not set: the PostgreSQL tests must run in CI (.ci/run starts a server)")
-		}
-		t.Skip("PostgreSQL tests skipped: set WEAVE_TEST_POSTGRES=postgres://user@host:port/db?sslmode=disable to run them")
-	}
-	return dsn
-}
-
 // TestStateDBReplicaSchemas: replicas with one configuration claim distinct schemas of one database and keep
 // their state there; a replica that stops frees its schema, and the next one to claim it finds it empty.
 func TestStateDBReplicaSchemas(t *testing.T) {
-	dsn := postgresDSN(t)
+	dsn := testdb.PostgresDSN(t)
 	admin, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatal(err)
