@@ -66,6 +66,12 @@ type PodSpec struct {
 	Memory        string // request, e.g. "128Mi"
 	Labels        map[string]string
 	NodeSelector  map[string]string
+	// Priority is spec.priority (the harness disables the Priority admission plugin, so no PriorityClass
+	// is needed).
+	Priority int32
+	// GracePeriod is spec.terminationGracePeriodSeconds; 0 makes a bound pod's deletion (or eviction)
+	// immediate: there is no kubelet to finish a graceful one.
+	GracePeriod *int64
 }
 
 func parallel(n, workers int, f func(i int) error) error {
@@ -163,8 +169,10 @@ func (c *Cluster) CreatePod(ctx context.Context, ns, name string, spec PodSpec) 
 	pod := &v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: spec.Labels},
 		Spec: v1.PodSpec{
-			SchedulerName: spec.SchedulerName,
-			NodeSelector:  spec.NodeSelector,
+			SchedulerName:                 spec.SchedulerName,
+			NodeSelector:                  spec.NodeSelector,
+			Priority:                      &spec.Priority,
+			TerminationGracePeriodSeconds: spec.GracePeriod,
 			Containers: []v1.Container{{
 				Name: "c", Image: "registry.k8s.io/pause:3.10",
 				Resources: v1.ResourceRequirements{Requests: req},
@@ -237,4 +245,17 @@ func (c *Cluster) RunKubeScheduler(ctx context.Context, t testing.TB) {
 		t.Fatal(err)
 	}
 	go sched.Run(ctx)
+}
+
+// SetRunning reports a bound pod Running and Ready, as its kubelet would (there is none here). The Eviction
+// API checks PodDisruptionBudgets only for such pods: a Pending one is evicted regardless.
+func (c *Cluster) SetRunning(ctx context.Context, ns, name string) error {
+	p, err := c.Client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	p.Status.Phase = v1.PodRunning
+	p.Status.Conditions = append(p.Status.Conditions, v1.PodCondition{Type: v1.PodReady, Status: v1.ConditionTrue, LastTransitionTime: metav1.Now()})
+	_, err = c.Client.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+	return err
 }

@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 
 	"github.com/weavesql/weave/scheduler"
 )
@@ -153,10 +154,7 @@ func (s *Server) preemptPlan(ctx context.Context, pods []*v1.Pod, out map[string
 		if by == nil {
 			by = byKey[bs[0].Pod]
 		}
-		err := s.client.CoreV1().Pods(vp.Namespace).EvictV1(ctx, &policyv1.Eviction{
-			ObjectMeta:    metav1.ObjectMeta{Namespace: vp.Namespace, Name: vp.Name},
-			DeleteOptions: &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &vp.UID}},
-		})
+		err := s.evict(ctx, vp)
 		switch {
 		case err == nil:
 			s.metrics.preempted.Inc()
@@ -196,6 +194,24 @@ func (s *Server) preemptPlan(ctx context.Context, pods []*v1.Pod, out map[string
 		}
 		s.mu.Unlock()
 	}
+}
+
+// evict asks the API server to evict a pod (the same request as EvictV1). A 429 is not retried: while a new
+// PodDisruptionBudget is not yet processed the server answers 429 with Retry-After 10 s, which client-go
+// would wait for and retry up to 10 times; the plan stops at the first refusal instead, and is retried with
+// the pod's backoff.
+func (s *Server) evict(ctx context.Context, vp *v1.Pod) error {
+	ev := &policyv1.Eviction{
+		ObjectMeta:    metav1.ObjectMeta{Namespace: vp.Namespace, Name: vp.Name},
+		DeleteOptions: &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &vp.UID}},
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if rc, ok := s.client.CoreV1().RESTClient().(*rest.RESTClient); ok && rc != nil {
+		return rc.Post().Namespace(vp.Namespace).Resource("pods").Name(vp.Name).SubResource("eviction").
+			MaxRetries(0).Body(ev).Do(ctx).Error()
+	}
+	return s.client.CoreV1().Pods(vp.Namespace).EvictV1(ctx, ev) // a fake clientset
 }
 
 func (s *Server) setNominatedNode(ctx context.Context, p *v1.Pod, node string) {
