@@ -216,6 +216,13 @@ func (g *grounder) joinPruned(q *ir.Query, outer *tuple, skip []skipRow) []*tupl
 	if isFalse(start.guard) {
 		return nil
 	}
+	// An inner join with an empty source is empty: find out before pairing
+	// the others (N1's spare counts are often empty; pods × nodes are not).
+	for _, s := range q.From {
+		if len(g.source(s, outer).rows) == 0 {
+			return nil
+		}
+	}
 	tuples := []*tuple{start}
 	for i, s := range q.From {
 		r := g.source(s, outer)
