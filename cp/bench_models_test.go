@@ -13,12 +13,18 @@ import (
 // max-min CPU balance objective. Run with -benchtime=1x; they report the
 // objective reached within the limit and the time to the first solution.
 func benchModelFile(b *testing.B, path string, limit time.Duration) {
+	benchModelFileParams(b, path, Params{TimeLimit: limit, Seed: 1})
+}
+
+func benchModelFileParams(b *testing.B, path string, p Params) {
 	m, err := loadModel(path)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		r, err := m.Solve(context.Background(), Params{TimeLimit: limit, Seed: 1})
+		t0 := time.Now()
+		r, err := m.Solve(context.Background(), p)
+		wall := time.Since(t0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -32,6 +38,8 @@ func benchModelFile(b *testing.B, path string, limit time.Duration) {
 		b.ReportMetric(float64(r.Bound), "bound")
 		b.ReportMetric(float64(r.Stats.FirstSolution.Microseconds())/1000, "first-ms")
 		b.ReportMetric(float64(r.Stats.Branches), "branches")
+		b.ReportMetric(float64(r.Stats.Presolve.Microseconds())/1000, "presolve-ms")
+		b.ReportMetric(float64(wall.Microseconds())/1000, "solve-ms")
 	}
 }
 
@@ -42,5 +50,13 @@ func BenchmarkPlacementModel(b *testing.B) {
 				benchModelFile(b, fmt.Sprintf("testdata/placement%d.json.gz", n), limit)
 			})
 		}
+		// As the scheduler calls it: stop at the first solution, or once
+		// the incumbent stalls.
+		b.Run(fmt.Sprintf("nodes=%d/first", n), func(b *testing.B) {
+			benchModelFileParams(b, fmt.Sprintf("testdata/placement%d.json.gz", n), Params{TimeLimit: time.Second, Seed: 1, StopAfterFirstSolution: true})
+		})
+		b.Run(fmt.Sprintf("nodes=%d/stall=20ms", n), func(b *testing.B) {
+			benchModelFileParams(b, fmt.Sprintf("testdata/placement%d.json.gz", n), Params{TimeLimit: time.Second, Seed: 1, ImprovementTimeout: 20 * time.Millisecond})
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"time"
 )
 
 // itemGroup is a set of bin-packing constraints over the same items and
@@ -103,6 +104,9 @@ func (s *solver) groupCliques(rng *rand.Rand) [][]int32 {
 		// the model separates explicitly.
 		var big []int
 		for i, v := range g.items {
+			if s.ctl != nil && s.rootStop() {
+				return nil
+			}
 			cand := edge[v]
 			for r, p := range g.res {
 				cand = cand || 2*p.sizes[i] > caps[r]
@@ -142,6 +146,9 @@ func (s *solver) groupCliques(rng *rand.Rand) [][]int32 {
 		trial := make([]int, len(order))
 		noise := make([]float64, len(g.items))
 		for try := 0; try < tries; try++ {
+			if s.ctl != nil && s.rootStop() {
+				return nil
+			}
 			copy(trial, order)
 			switch {
 			case try < tries/2 && try < len(order):
@@ -154,7 +161,10 @@ func (s *solver) groupCliques(rng *rand.Rand) [][]int32 {
 				sort.SliceStable(trial, func(a, b int) bool { return noise[trial[a]] > noise[trial[b]] })
 			}
 			cl = cl[:0]
-			for _, i := range trial {
+			for n, i := range trial {
+				if n&255 == 255 && s.ctl != nil && s.rootStop() {
+					return nil
+				}
 				ok := true
 				for _, j := range cl {
 					if !conflict(i, j) {
@@ -210,7 +220,8 @@ func (s *solver) addImpliedCliques(rng *rand.Rand) bool {
 // at most v at the current level: propagation under objective <= v
 // fails, or items that pairwise cannot share a bin under the capacities
 // that bound leaves are more than the bins they may use. The state is
-// restored before returning.
+// restored before returning. If the probe was interrupted (s.aborted),
+// the answer means nothing.
 func (s *solver) refutesObjective(rng *rand.Rand, v int64) bool {
 	lvl := s.level()
 	defer s.backtrackTo(lvl)
@@ -219,7 +230,11 @@ func (s *solver) refutesObjective(rng *rand.Rand, v int64) bool {
 	if !s.setMax(s.objVar, v) || !s.propagate() {
 		return true
 	}
-	for _, vars := range s.groupCliques(rng) {
+	cliques := s.groupCliques(rng)
+	if s.aborted {
+		return false
+	}
+	for _, vars := range cliques {
 		if !(&allDiffProp{vars: vars}).propagate(s) || !s.propagate() {
 			return true
 		}
@@ -231,12 +246,14 @@ func (s *solver) refutesObjective(rng *rand.Rand, v int64) bool {
 // internally) at the current level by bisection on refutesObjective: the
 // smallest value not refuted is a valid bound, and Response.Bound
 // reports it. Bin-packing models only (the refutation is built on their
-// cliques); at most maxProbes probes.
-// probePairLimit bounds Σ items x bins over the bin-packing constraints
-// for probeObjectiveBound.
-const probePairLimit = 4_000_000
-
-func (s *solver) probeObjectiveBound(c *searchCtl, maxProbes int) bool {
+// cliques); at most maxProbes probes, and at most budget of time (0: no
+// limit but the solve's). It returns false if the model is infeasible;
+// an interrupted probe keeps the bound of the probes it completed (if
+// the solve must stop, ctl.stopped is set).
+//
+// The probe is useless to a caller that stops at the first solution
+// (Params.StopAfterFirstSolution): Solve skips it then.
+func (s *solver) probeObjectiveBound(c *searchCtl, maxProbes int, budget time.Duration) bool {
 	if !s.hasObj || len(s.h.scale) == 0 {
 		return true
 	}
@@ -249,17 +266,43 @@ func (s *solver) probeObjectiveBound(c *searchCtl, maxProbes int) bool {
 		return true
 	}
 	lo, hi := s.lo[s.objVar], s.hi[s.objVar]
+	if lo >= hi {
+		return true
+	}
+	prevCtl, prevSoft := s.ctl, s.softDeadline
+	s.ctl = c
+	if budget > 0 {
+		s.softDeadline = time.Now().Add(budget)
+	}
 	// Invariant: objective <= lo-1 is refuted (by the domain).
 	for probes := 0; lo < hi && probes < maxProbes && !s.shouldStop(c); probes++ {
 		mid := lo + (hi-lo)/2
-		if s.refutesObjective(c.rng, mid) {
+		refuted := s.refutesObjective(c.rng, mid)
+		if s.aborted {
+			break // this probe's answer is void
+		}
+		if refuted {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
+	s.ctl, s.softDeadline = prevCtl, prevSoft
+	if s.aborted {
+		if c.stopped {
+			return true // the caller sees ctl.stopped
+		}
+		s.aborted = false // only the probe's own budget ran out
+	}
+	if lo == s.lo[s.objVar] {
+		return true
+	}
 	return s.setMin(s.objVar, lo) && s.propagate()
 }
+
+// probePairLimit bounds Σ items x bins over the bin-packing constraints
+// for probeObjectiveBound.
+const probePairLimit = 4_000_000
 
 // containsDomainOf reports whether every value of v's current domain is
 // in d.

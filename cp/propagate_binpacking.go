@@ -210,6 +210,10 @@ func (p *binPackProp) propagate(s *solver) bool {
 			j := p.dirtyB[len(p.dirtyB)-1]
 			p.dirtyB = p.dirtyB[:len(p.dirtyB)-1]
 			p.inDirtyB[j] = false
+			if s.ctl != nil && s.rootStop() {
+				p.reset()
+				return false
+			}
 			if !p.filterBin(s, int(j), req) {
 				p.reset()
 				return false
@@ -336,16 +340,17 @@ func (p *binPackProp) syncWord(s *solver, i, wi int, a, z int64, nowFixed bool, 
 }
 
 // noteWords records which words of item i's domain the change being
-// notified touched, read from the trail entry the store just appended;
-// anything else makes the next sync scan every word.
+// notified touched, read from the change the store just recorded
+// (store.last, trailed or not); anything else makes the next sync scan
+// every word.
 func (p *binPackProp) noteWords(i int32) {
 	if p.full[i] {
 		return
 	}
 	st := p.st
 	v := p.items[i]
-	if n := len(st.trail); n > 0 && len(p.words[i]) < 64 {
-		e := st.trail[n-1]
+	if len(p.words[i]) < 64 {
+		e := st.last
 		if e.v == v {
 			base := st.base[v]
 			switch e.kind {
@@ -525,6 +530,9 @@ func (p *binPackProp) propagateFull(s *solver) bool {
 		sz := p.sizes[i]
 		if sz == 0 {
 			continue
+		}
+		if s.ctl != nil && s.rootStop() {
+			return false
 		}
 		if s.fixed(v) {
 			if j, ok := p.bin(s.lo[v]); ok {

@@ -100,12 +100,18 @@ func (m *Model) Solve(ctx context.Context, p Params) (*Response, error) {
 // a candidate core.
 func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time) (Status, []Lit) {
 	m := s.m
-	if !ok || !s.propagate() {
+	if !ok {
 		st.Presolve = time.Since(start)
 		return Infeasible, nil
 	}
-	if !s.addImpliedCliques(c.rng) || !s.propagate() {
+	// Everything up to the search polls the deadline and the context
+	// (solver.ctl): an interrupted phase ends the solve with no solution.
+	s.ctl = c
+	if !s.propagate() || !s.addImpliedCliques(c.rng) || !s.propagate() {
 		st.Presolve = time.Since(start)
+		if s.aborted {
+			return Unknown, nil
+		}
 		return Infeasible, nil
 	}
 	s.presolveStats(st)
@@ -115,13 +121,36 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 		s.pushLevel()
 		s.decisions = append(s.decisions, decision{v: -1})
 		if !s.setLit(a.idx, true) || !s.propagate() {
+			if s.aborted {
+				return Unknown, nil
+			}
 			return Infeasible, append([]Lit(nil), m.assumptions[:i+1]...)
 		}
 	}
 	base := len(m.assumptions)
-	if !s.probeObjectiveBound(c, 24) {
-		return Infeasible, append([]Lit(nil), m.assumptions...)
+	if !p.StopAfterFirstSolution {
+		// The bound probe serves a search that runs on: bound its time
+		// (it costs tens of ms on Weave's placement models) by a tenth of
+		// the limit, and by the improvement timeout, which a search
+		// whose incumbent is already optimal would otherwise wait out.
+		var budget time.Duration
+		if !c.deadline.IsZero() {
+			budget = time.Until(c.deadline) / 10
+		}
+		if p.ImprovementTimeout > 0 && (budget == 0 || p.ImprovementTimeout < budget) {
+			budget = p.ImprovementTimeout
+		}
+		if !s.probeObjectiveBound(c, 24, budget) {
+			if s.aborted {
+				return Unknown, nil
+			}
+			return Infeasible, append([]Lit(nil), m.assumptions...)
+		}
+		if c.stopped {
+			return Unknown, nil
+		}
 	}
+	s.ctl = nil // the search polls shouldStop itself
 	lns := &lnsState{frac: 0.2}
 	var i int64
 	plns := &lnsState{frac: 0.1}
@@ -219,10 +248,13 @@ func (s *solver) impliedUnderBound(c *searchCtl, last *int64) bool {
 	*last = c.bestObj
 	s.objUB = c.bestObj - 1
 	s.enqueue(s.objProp)
+	// Interruptible: on a large model this costs a root propagation.
+	s.ctl = c
+	defer func() { s.ctl = nil }()
 	if !s.propagate() {
-		return true
+		return !s.aborted // aborted: c.stopped is set, the caller stops
 	}
-	return !s.addImpliedCliques(c.rng) || !s.propagate()
+	return (!s.addImpliedCliques(c.rng) || !s.propagate()) && !s.aborted
 }
 
 func (s *solver) presolveStats(st *Stats) {

@@ -1,5 +1,7 @@
 package cp
 
+import "time"
+
 // solver is the search engine state for one Solve call: the store, the
 // propagators and their subscriptions, the clause database, and the
 // decision stack.
@@ -94,6 +96,42 @@ type solver struct {
 	// and relaxes these.
 	decisionVars []int32
 	h            heuristics
+
+	// Interruption of the phases before and around search (root
+	// propagation, implied cliques, the bound probe), which may each take
+	// seconds on large models: while ctl is set, propagate and the long
+	// loops poll rootStop, which sets aborted once ctl's deadline or
+	// context expires (the solve stops: ctl.stopped) or softDeadline
+	// passes (only the current phase stops). An aborted propagate returns
+	// false like a conflict, which callers must not read as one.
+	ctl          *searchCtl
+	softDeadline time.Time
+	aborted      bool
+	stopTick     uint32
+}
+
+// rootStop reports whether the interruptible phase under way must stop
+// (see solver.ctl); it reads the clock every 32 calls.
+func (s *solver) rootStop() bool {
+	if s.aborted {
+		return true
+	}
+	c := s.ctl
+	if c == nil {
+		return false
+	}
+	s.stopTick++
+	if s.stopTick&31 != 0 {
+		return false
+	}
+	now := time.Now()
+	if (!c.deadline.IsZero() && now.After(c.deadline)) || c.ctx.Err() != nil {
+		c.stopped = true
+		s.aborted = true
+	} else if !s.softDeadline.IsZero() && now.After(s.softDeadline) {
+		s.aborted = true
+	}
+	return s.aborted
 }
 
 func (s *solver) level() int { return len(s.levelStart) }
@@ -276,6 +314,10 @@ func (s *solver) propagateClauses() bool {
 // propagate runs clauses and propagators to a fixpoint.
 func (s *solver) propagate() bool {
 	s.failedProp = -1
+	if s.aborted && s.ctl != nil {
+		s.clearQueues()
+		return false
+	}
 	if s.failed {
 		s.failed = false
 		s.clearQueues()
@@ -307,6 +349,13 @@ func (s *solver) propagate() bool {
 		s.cur = -1
 		if !ok {
 			s.failedProp = p
+			if s.aborted {
+				s.failedProp = -1
+			}
+			s.clearQueues()
+			return false
+		}
+		if s.ctl != nil && s.rootStop() {
 			s.clearQueues()
 			return false
 		}
@@ -323,7 +372,11 @@ func (s *solver) clearQueues() {
 	s.litQ, s.litQHead = s.litQ[:0], 0
 }
 
-func (s *solver) pushLevel() { s.levelStart = append(s.levelStart, len(s.trail)) }
+func (s *solver) pushLevel() {
+	s.levelStart = append(s.levelStart, len(s.trail))
+	s.levels = len(s.levelStart)
+	s.newEpoch()
+}
 
 // backtrackTo undoes every change made above level l.
 func (s *solver) backtrackTo(l int) {
@@ -332,6 +385,7 @@ func (s *solver) backtrackTo(l int) {
 	}
 	s.undo(s.levelStart[l])
 	s.levelStart = s.levelStart[:l]
+	s.levels = l
 	if len(s.decisions) > l {
 		s.decisions = s.decisions[:l]
 	}

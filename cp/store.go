@@ -41,11 +41,32 @@ type store struct {
 	revs    [][]int64     // reversible arrays of propagator state
 	slab    []uint64      // free words for new bitsets
 	touch   func(v int32) // called after every domain change
+
+	// Trail economy. Nothing is trailed at level 0 (it is never undone).
+	// A bitset word or reversible value is saved at most once per epoch:
+	// the epoch changes at every pushLevel and every undo, so an epoch is
+	// a stretch of one level that no undo cuts, and the first saved value
+	// is the one to restore. A mass removal (a bin filled up: its value
+	// leaves thousands of items; a bound: hundreds of bins leave an item)
+	// then costs one entry per word instead of one per value.
+	levels int
+	epoch  uint32
+	wstamp [][]uint32 // per bitset variable and word: epoch of its last save
+	rstamp [][]uint32 // per reversible array and value
+	wslab  []uint32
+	// last is the latest domain change (trailed or not), for propagators
+	// that want to know what a notification was about.
+	last trailEnt
+	// Cached domain sizes (branching reads them for every variable at
+	// every node); invalidated by every change and undo.
+	sz   []int64
+	szOK []bool
 }
 
 // newRev allocates a reversible array of n values (restored on backtrack).
 func (st *store) newRev(n int) int32 {
 	st.revs = append(st.revs, make([]int64, n))
+	st.rstamp = append(st.rstamp, make([]uint32, n))
 	return int32(len(st.revs) - 1)
 }
 
@@ -55,8 +76,34 @@ func (st *store) setRev(id int32, i int, x int64) {
 	if a[i] == x {
 		return
 	}
-	st.trail = append(st.trail, trailEnt{v: id, kind: tRev, w: int32(i), old: a[i]})
+	if st.levels > 0 && st.rstamp[id][i] != st.epoch {
+		st.rstamp[id][i] = st.epoch
+		st.trail = append(st.trail, trailEnt{v: id, kind: tRev, w: int32(i), old: a[i]})
+	}
 	a[i] = x
+}
+
+// newEpoch starts a new trail epoch (see store.epoch).
+func (st *store) newEpoch() {
+	st.epoch++
+	if st.epoch == 0 { // wrapped: no stamp may match a future epoch
+		for _, w := range st.wstamp {
+			clear(w)
+		}
+		for _, w := range st.rstamp {
+			clear(w)
+		}
+		st.epoch = 1
+	}
+}
+
+// record notes a change of v and trails it unless at level 0.
+func (st *store) record(e trailEnt) {
+	st.last = e
+	st.szOK[e.v] = false
+	if st.levels > 0 {
+		st.trail = append(st.trail, e)
+	}
 }
 
 func (st *store) addVar(d Domain, value bool) {
@@ -64,6 +111,11 @@ func (st *store) addVar(d Domain, value bool) {
 	st.lo = append(st.lo, lo)
 	st.hi = append(st.hi, hi)
 	st.base = append(st.base, lo)
+	st.sz = append(st.sz, 0)
+	st.szOK = append(st.szOK, false)
+	if st.epoch == 0 {
+		st.epoch = 1
+	}
 	if hi-lo < bitsetSpan || (value && hi-lo < valueBitsetSpan) {
 		k := int((hi-lo)/64 + 1)
 		if len(st.slab) < k {
@@ -76,9 +128,15 @@ func (st *store) addVar(d Domain, value bool) {
 		}
 		st.bits = append(st.bits, w)
 		st.ivs = append(st.ivs, nil)
+		if len(st.wslab) < k {
+			st.wslab = make([]uint32, max(k, 1<<14))
+		}
+		st.wstamp = append(st.wstamp, st.wslab[:k:k])
+		st.wslab = st.wslab[k:]
 	} else {
 		st.bits = append(st.bits, nil)
 		st.ivs = append(st.ivs, d.ivs)
+		st.wstamp = append(st.wstamp, nil)
 	}
 }
 
@@ -185,6 +243,16 @@ func (st *store) size(v int32) int64 {
 	if lo == hi {
 		return 1
 	}
+	if st.szOK[v] {
+		return st.sz[v]
+	}
+	n := st.countSize(v)
+	st.sz[v], st.szOK[v] = n, true
+	return n
+}
+
+func (st *store) countSize(v int32) int64 {
+	lo, hi := st.lo[v], st.hi[v]
 	if b := st.bits[v]; b != nil {
 		a, z := lo-st.base[v], hi-st.base[v]
 		var n int
@@ -218,7 +286,7 @@ func (st *store) setMin(v int32, x int64) bool {
 	if !ok {
 		return false
 	}
-	st.trail = append(st.trail, trailEnt{v: v, kind: tLo, old: st.lo[v]})
+	st.record(trailEnt{v: v, kind: tLo, old: st.lo[v]})
 	st.lo[v] = n
 	st.touch(v)
 	return true
@@ -232,7 +300,7 @@ func (st *store) setMax(v int32, x int64) bool {
 	if !ok {
 		return false
 	}
-	st.trail = append(st.trail, trailEnt{v: v, kind: tHi, old: st.hi[v]})
+	st.record(trailEnt{v: v, kind: tHi, old: st.hi[v]})
 	st.hi[v] = n
 	st.touch(v)
 	return true
@@ -260,8 +328,15 @@ func (st *store) remove(v int32, x int64) bool {
 		if b[k>>6]&(1<<(k&63)) == 0 {
 			return true
 		}
-		st.trail = append(st.trail, trailEnt{v: v, kind: tWord, w: int32(k >> 6), old: int64(b[k>>6])})
-		b[k>>6] &^= 1 << (k & 63)
+		wi := k >> 6
+		e := trailEnt{v: v, kind: tWord, w: int32(wi), old: int64(b[wi])}
+		st.last = e
+		st.sz[v]-- // x is strictly inside [lo, hi]: exact if the cache is valid
+		if st.levels > 0 && st.wstamp[v][wi] != st.epoch {
+			st.wstamp[v][wi] = st.epoch
+			st.trail = append(st.trail, e)
+		}
+		b[wi] &^= 1 << (k & 63)
 		st.touch(v)
 		return true
 	}
@@ -274,8 +349,12 @@ func (st *store) remove(v int32, x int64) bool {
 }
 
 func (st *store) setIvs(v int32, ivs []interval) {
-	st.ivTrail = append(st.ivTrail, st.ivs[v])
-	st.trail = append(st.trail, trailEnt{v: v, kind: tIvs, w: int32(len(st.ivTrail) - 1)})
+	e := trailEnt{v: v, kind: tIvs, w: -1}
+	if st.levels > 0 {
+		st.ivTrail = append(st.ivTrail, st.ivs[v])
+		e.w = int32(len(st.ivTrail) - 1)
+	}
+	st.record(e)
 	st.ivs[v] = ivs
 	st.touch(v)
 }
@@ -313,16 +392,21 @@ func (st *store) intersect(v int32, d Domain) bool {
 
 // undo pops trail entries down to length n.
 func (st *store) undo(n int) {
+	st.newEpoch()
 	for i := len(st.trail) - 1; i >= n; i-- {
 		e := st.trail[i]
 		switch e.kind {
 		case tLo:
 			st.lo[e.v] = e.old
+			st.szOK[e.v] = false
 		case tHi:
 			st.hi[e.v] = e.old
+			st.szOK[e.v] = false
 		case tWord:
 			st.bits[e.v][e.w] = uint64(e.old)
+			st.szOK[e.v] = false
 		case tIvs:
+			st.szOK[e.v] = false
 			st.ivs[e.v] = st.ivTrail[e.w]
 			st.ivTrail = st.ivTrail[:e.w]
 		case tRev:
