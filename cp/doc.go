@@ -22,9 +22,20 @@
 // pairwise cannot share a bin under the capacities it leaves (or that the
 // model separates with x != y) outnumber the bins; Response.Bound reports
 // the result (e.g. 10-13 on the 100x50 max-min benchmark, whose area
-// bound is 24-28). LNS
+// bound is 24-28). The probe is skipped under StopAfterFirstSolution and
+// otherwise limited to a tenth of the remaining time and to
+// ImprovementTimeout. LNS
 // relaxes the bins at the bottleneck of the objective plus random ones;
 // before any solution it repairs the deepest partial assignment.
+//
+// The time limit and the context are honoured in every phase, root
+// propagation, implied cliques and the bound probe included: an
+// interrupted solve returns UNKNOWN (or the best solution found), never a
+// conclusion it did not prove. The trail records nothing at the root,
+// saves a domain word or a propagator value at most once per level (a
+// bin that fills up removes its value from thousands of items in one
+// step), and grows in chunks without copying: about 290 MiB peak on the
+// 5,000-item x 10,000-bin max-min benchmark.
 //
 // Building a model never panics: the first error (foreign variable, empty
 // domain, overflow, bad argument) is kept on the Model, every later builder

@@ -373,7 +373,7 @@ func (s *solver) clearQueues() {
 }
 
 func (s *solver) pushLevel() {
-	s.levelStart = append(s.levelStart, len(s.trail))
+	s.levelStart = append(s.levelStart, s.trail.len())
 	s.levels = len(s.levelStart)
 	s.newEpoch()
 }

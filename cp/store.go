@@ -36,7 +36,7 @@ type store struct {
 	base    []int64
 	bits    [][]uint64   // nil for interval variables
 	ivs     [][]interval // interval variables: allowed values (further cut by lo/hi)
-	trail   []trailEnt
+	trail   trail
 	ivTrail [][]interval
 	revs    [][]int64     // reversible arrays of propagator state
 	slab    []uint64      // free words for new bitsets
@@ -78,7 +78,7 @@ func (st *store) setRev(id int32, i int, x int64) {
 	}
 	if st.levels > 0 && st.rstamp[id][i] != st.epoch {
 		st.rstamp[id][i] = st.epoch
-		st.trail = append(st.trail, trailEnt{v: id, kind: tRev, w: int32(i), old: a[i]})
+		st.trail.push(trailEnt{v: id, kind: tRev, w: int32(i), old: a[i]})
 	}
 	a[i] = x
 }
@@ -102,9 +102,33 @@ func (st *store) record(e trailEnt) {
 	st.last = e
 	st.szOK[e.v] = false
 	if st.levels > 0 {
-		st.trail = append(st.trail, e)
+		st.trail.push(e)
 	}
 }
+
+// trail is the undo history, in chunks of fixed size: it grows without
+// copying (append would copy it at every doubling and leave the old array
+// as garbage, which on large models held the peak memory at about twice
+// the history) and keeps its chunks for reuse after an undo.
+type trail struct {
+	chunks [][]trailEnt
+	n      int
+}
+
+const trailChunk = 1 << 12
+
+func (t *trail) len() int { return t.n }
+
+func (t *trail) push(e trailEnt) {
+	c := t.n / trailChunk
+	if c == len(t.chunks) {
+		t.chunks = append(t.chunks, make([]trailEnt, trailChunk))
+	}
+	t.chunks[c][t.n%trailChunk] = e
+	t.n++
+}
+
+func (t *trail) at(i int) trailEnt { return t.chunks[i/trailChunk][i%trailChunk] }
 
 func (st *store) addVar(d Domain, value bool) {
 	lo, hi := d.Min(), d.Max()
@@ -334,7 +358,7 @@ func (st *store) remove(v int32, x int64) bool {
 		st.sz[v]-- // x is strictly inside [lo, hi]: exact if the cache is valid
 		if st.levels > 0 && st.wstamp[v][wi] != st.epoch {
 			st.wstamp[v][wi] = st.epoch
-			st.trail = append(st.trail, e)
+			st.trail.push(e)
 		}
 		b[wi] &^= 1 << (k & 63)
 		st.touch(v)
@@ -393,8 +417,8 @@ func (st *store) intersect(v int32, d Domain) bool {
 // undo pops trail entries down to length n.
 func (st *store) undo(n int) {
 	st.newEpoch()
-	for i := len(st.trail) - 1; i >= n; i-- {
-		e := st.trail[i]
+	for i := st.trail.len() - 1; i >= n; i-- {
+		e := st.trail.at(i)
 		switch e.kind {
 		case tLo:
 			st.lo[e.v] = e.old
@@ -413,7 +437,7 @@ func (st *store) undo(n int) {
 			st.revs[e.v][e.w] = e.old
 		}
 	}
-	st.trail = st.trail[:n]
+	st.trail.n = n
 }
 
 // domain returns v's current domain (for debugging and small domains).
