@@ -7,9 +7,17 @@ import "sort"
 // neighbourhood, and search it with a small conflict budget for a
 // strictly better solution. Neighbourhoods rotate between
 //
-//   - critical bins: the items of the bins with the least remaining
-//     capacity in the incumbent (those that determine a max-min or
-//     min-max objective), plus the items of random other bins;
+//   - critical bins: when the objective's min/max constraints are
+//     linked to bin loads (a utilisation range, a min spare capacity),
+//     a random sample of the items of the bins at both ends of each
+//     min/max in the incumbent (those that must change for it to
+//     improve, and those that can take what leaves them); otherwise the
+//     items of the bins with the least remaining capacity. Either way
+//     plus one to three variables that differ from their hint (under a
+//     budget of changes, at most K migrations, something must be undone
+//     for something new to move) and random other bins up to the size.
+//     These rounds take half of the rotation when the objective is
+//     linked to bins: they are the ones that improve;
 //   - random bins: the items sharing the incumbent value of random
 //     decision variables (e.g. all pods on a few nodes);
 //   - random decision variables.
@@ -23,12 +31,159 @@ type lnsState struct {
 	free  []bool
 	vals  map[int64]bool
 	binsK []binRank
+
+	linked bool
+	crit   []critLink
+	order  []int
+	cand   []int32
+	moved  []int32
 }
 
 type binRank struct {
 	p   *binPackProp
 	j   int
 	rem float64
+}
+
+// critLink ties the arguments of a min or max constraint to the bins
+// whose loads determine them (e.g. a host's utilisation, a percentage
+// of its load).
+type critLink struct {
+	mm    *minMaxProp
+	loads [][]int64 // per argument: the bin values linked to it
+}
+
+// linkObjectiveBins finds, for every min/max constraint near the
+// objective, the bins of the objective-relevant bin-packing constraints
+// whose loads are linked to each argument through at most three small
+// constraints (a load scaled into a percentage, a presence condition).
+func (s *solver) linkObjectiveBins(st *lnsState) {
+	st.linked = true
+	loadOf := map[int32][]int64{}
+	for _, pi := range s.props {
+		p, ok := pi.p.(*binPackProp)
+		if !ok || !s.h.relevant[p] {
+			continue
+		}
+		for j, l := range p.loads {
+			loadOf[l] = append(loadOf[l], p.bins[j])
+		}
+	}
+	if len(loadOf) == 0 {
+		return
+	}
+	varProps := make([][]int32, len(s.lo))
+	for i, pi := range s.props {
+		switch pi.p.(type) {
+		case *binPackProp, *minMaxProp:
+			continue
+		}
+		if len(pi.vars) > 8 {
+			continue
+		}
+		for _, v := range pi.vars {
+			varProps[v] = append(varProps[v], int32(i))
+		}
+	}
+	if s.m.obj == nil {
+		return
+	}
+	near := s.m.objectiveNeighbourhood(2)
+	seen := map[int32]bool{}
+	for _, pi := range s.props {
+		mm, ok := pi.p.(*minMaxProp)
+		if !ok || int(mm.target) >= len(near) || !near[mm.target] {
+			continue // not the objective's (a hard min/max constraint)
+		}
+		cl := critLink{mm: mm, loads: make([][]int64, len(mm.args))}
+		any := false
+		for k, a := range mm.args {
+			clear(seen)
+			seen[a] = true
+			frontier := []int32{a}
+			for d := 0; d < 3 && len(frontier) > 0; d++ {
+				var next []int32
+				for _, v := range frontier {
+					if bs, ok := loadOf[v]; ok {
+						cl.loads[k] = append(cl.loads[k], bs...)
+						continue
+					}
+					for _, pj := range varProps[v] {
+						for _, w := range s.props[pj].vars {
+							if !seen[w] {
+								seen[w] = true
+								next = append(next, w)
+							}
+						}
+					}
+				}
+				frontier = next
+			}
+			for _, v := range frontier {
+				cl.loads[k] = append(cl.loads[k], loadOf[v]...)
+			}
+			any = any || len(cl.loads[k]) > 0
+		}
+		if any {
+			st.crit = append(st.crit, cl)
+		}
+	}
+}
+
+// critBins calls visit with the bins linked to the arguments at the
+// extreme of each min/max constraint in the incumbent (they must change
+// for the objective to improve) and those of one or two arguments at the
+// other end (where what leaves the extreme bins can go).
+func (s *solver) critBins(c *searchCtl, st *lnsState, visit func(int64)) {
+	for _, cl := range st.crit {
+		args := cl.mm.args
+		t := c.best[cl.mm.target]
+		st.order = st.order[:0]
+		for k, a := range args {
+			if c.best[a] == t {
+				for _, b := range cl.loads[k] {
+					visit(b)
+				}
+			}
+			st.order = append(st.order, k)
+		}
+		// The other end: farthest from the target first.
+		sort.SliceStable(st.order, func(x, y int) bool {
+			dx, dy := c.best[args[st.order[x]]]-t, c.best[args[st.order[y]]]-t
+			return max(dx, -dx) > max(dy, -dy)
+		})
+		for _, k := range st.order[:min(len(st.order), 1+c.rng.IntN(2))] {
+			for _, b := range cl.loads[k] {
+				visit(b)
+			}
+		}
+	}
+}
+
+// freeMoved frees one to three random decision variables whose incumbent
+// value differs from their hint. When a budget limits how many may
+// differ (at most K migrations), the incumbent usually spends all of it:
+// a neighbourhood can only move something new if it may also undo an
+// earlier change. Only a few are freed: with the whole budget free, the
+// search must choose which of many variables change, and rarely
+// finishes.
+func (s *solver) freeMoved(c *searchCtl, st *lnsState, cnt *int) {
+	st.moved = st.moved[:0]
+	for _, v := range s.decisionVars {
+		if !st.free[v] && c.hasHint[v] && c.best[v] != c.hint[v] {
+			st.moved = append(st.moved, v)
+		}
+	}
+	if len(st.moved) == 0 {
+		return
+	}
+	for range 1 + c.rng.IntN(3) {
+		v := st.moved[c.rng.IntN(len(st.moved))]
+		if !st.free[v] {
+			st.free[v] = true
+			*cnt++
+		}
+	}
 }
 
 // lnsRound runs one neighbourhood. It returns true only if the
@@ -59,20 +214,59 @@ func (s *solver) lnsRound(c *searchCtl, st *lnsState, base int) bool {
 		}
 	}
 	hasBins := len(s.h.scale) > 0
-	switch kind := st.round % 3; {
+	kind := st.round % 3
+	if hasBins && !st.linked {
+		s.linkObjectiveBins(st)
+	}
+	if len(st.crit) > 0 && st.round%4 == 3 {
+		// Bins linked to a min/max objective: half of the rounds are
+		// critical ones (they improve most often).
+		kind = 0
+	}
+	switch {
 	case kind == 0 && hasBins:
-		// Critical bins first, then random ones.
-		// Every bin at the least remaining capacity must change for a
-		// max-min (or min-max) objective to improve: free them all, and a
-		// few of the next ones.
-		s.rankBins(c, st)
-		crit := 0
-		for crit < len(st.binsK) && st.binsK[crit].rem <= st.binsK[0].rem {
-			crit++
-		}
-		crit = min(len(st.binsK), crit+c.rng.IntN(3))
-		for _, b := range st.binsK[:crit] {
-			freeVal(b.p.bins[b.j])
+		if len(st.crit) > 0 {
+			// A random sample of the items of the bins at both ends of
+			// the objective's min/max constraints, plus a few of the
+			// variables that differ from their hint.
+			st.cand = st.cand[:0]
+			s.critBins(c, st, func(x int64) {
+				for _, w := range dv {
+					if !st.free[w] && c.best[w] == x {
+						st.free[w] = true // dedup; cleared below
+						st.cand = append(st.cand, w)
+					}
+				}
+			})
+			for _, w := range st.cand {
+				st.free[w] = false
+			}
+			s.freeMoved(c, st, &cnt)
+			c.rng.Shuffle(len(st.cand), func(i, j int) { st.cand[i], st.cand[j] = st.cand[j], st.cand[i] })
+			for _, v := range st.cand {
+				if cnt >= k {
+					break
+				}
+				if !st.free[v] {
+					st.free[v] = true
+					cnt++
+				}
+			}
+		} else {
+			// Critical bins first, then random ones.
+			// Every bin at the least remaining capacity must change for a
+			// max-min (or min-max) objective to improve: free them all, and a
+			// few of the next ones.
+			s.rankBins(c, st)
+			crit := 0
+			for crit < len(st.binsK) && st.binsK[crit].rem <= st.binsK[0].rem {
+				crit++
+			}
+			crit = min(len(st.binsK), crit+c.rng.IntN(3))
+			for _, b := range st.binsK[:crit] {
+				freeVal(b.p.bins[b.j])
+			}
+			s.freeMoved(c, st, &cnt)
 		}
 		for _, j := range c.rng.Perm(n) {
 			if cnt >= k {

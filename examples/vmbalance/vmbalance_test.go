@@ -52,49 +52,59 @@ func TestGreedyValid(t *testing.T) {
 	}
 }
 
-// TestWeaveBeatsGreedy solves each shipped seed with the database
-// re-checking the solution (Verify), checks it with the plain Go filter,
-// and requires a strictly tighter range than the greedy baseline's.
+// TestWeaveBeatsGreedy solves each shipped seed cold (from the current
+// placement, as an operator runs it: the target) and warm (from
+// greedy's plan), with the database re-checking the solution (Verify),
+// checks it with the plain Go filter, and requires a strictly tighter
+// range than the greedy baseline's and than the paper's 51-63%. Cold
+// Weave passes greedy's range within about a second on every seed (4 s
+// allowed), so the check holds on a loaded machine.
 func TestWeaveBeatsGreedy(t *testing.T) {
 	ctx := context.Background()
 	for _, seed := range shippedSeeds {
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
-			in := Generate(seed, 524, 39, 85)
-			g := Greedy(in, 10)
-			b, err := NewBalancer(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer b.Close()
-			if err := b.LoadFrom(ctx, in, 10, 10, g); err != nil {
-				t.Fatal(err)
-			}
-			timeout := 4 * time.Second
-			if raceEnabled {
-				timeout = 20 * time.Second
-			}
-			p, res, err := b.Round(ctx, weave.SolveOptions{Timeout: timeout, Verify: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if bad := in.Check(p, 10); len(bad) > 0 {
-				t.Fatalf("invalid placement: %v", bad)
-			}
-			glo, ghi := in.Range(g)
-			lo, hi := in.Range(p)
-			t.Logf("%s: greedy %d-%d (%d bp), weave %d-%d (%d bp), %d migrations, soft %v", res.Status, glo, ghi, ghi-glo, lo, hi, hi-lo, len(in.Migrations(p)), res.Soft)
-			if raceEnabled && hi-lo <= ghi-glo {
-				// The race detector slows the solver down too much to
-				// require an improvement; never worse is still required.
-				return
-			}
-			if hi-lo >= ghi-glo {
-				t.Errorf("weave's range %d bp is not tighter than greedy's %d bp", hi-lo, ghi-glo)
-			}
-			if hi-lo >= 1200 {
-				t.Errorf("range %s%%-%s%% is not tighter than the paper's 51%%-63%%", pct(lo), pct(hi))
-			}
-		})
+		for _, start := range []string{"cold", "greedy"} {
+			t.Run(fmt.Sprintf("seed%d/%s", seed, start), func(t *testing.T) {
+				in := Generate(seed, 524, 39, 85)
+				g := Greedy(in, 10)
+				b, err := NewBalancer(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer b.Close()
+				var warm Placement
+				timeout := 4 * time.Second
+				if start == "greedy" {
+					warm, timeout = g, 2*time.Second
+				}
+				if err := b.LoadFrom(ctx, in, 10, 10, warm); err != nil {
+					t.Fatal(err)
+				}
+				if raceEnabled {
+					timeout *= 5
+				}
+				p, res, err := b.Round(ctx, weave.SolveOptions{Timeout: timeout, Verify: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if bad := in.Check(p, 10); len(bad) > 0 {
+					t.Fatalf("invalid placement: %v", bad)
+				}
+				glo, ghi := in.Range(g)
+				lo, hi := in.Range(p)
+				t.Logf("%s: greedy %d-%d (%d bp), weave %d-%d (%d bp), %d migrations, soft %v", res.Status, glo, ghi, ghi-glo, lo, hi, hi-lo, len(in.Migrations(p)), res.Soft)
+				if raceEnabled && (start == "cold" || hi-lo <= ghi-glo) {
+					// The race detector slows the solver down too much to
+					// require an improvement (or, cold, greedy's quality).
+					return
+				}
+				if hi-lo >= ghi-glo {
+					t.Errorf("weave's range %d bp is not tighter than greedy's %d bp", hi-lo, ghi-glo)
+				}
+				if hi-lo >= 1200 {
+					t.Errorf("range %s%%-%s%% is not tighter than the paper's 51%%-63%%", pct(lo), pct(hi))
+				}
+			})
+		}
 	}
 }
 
