@@ -103,13 +103,165 @@ func mustRead(name string) string {
 // SchemaSQL returns the schema text of a model: the shared tables and views
 // followed by the model's policy files.
 func SchemaSQL(kind ModelKind) string {
+	s, _ := ModelSQL(kind, nil)
+	return s
+}
+
+// ModelSQL returns the schema text of a model without the policies whose
+// IDs are in disabled (every file of an ID: H14 is four), the way a
+// kube-scheduler profile disables plugins. It fails as CheckDisabled does.
+func ModelSQL(kind ModelKind, disabled []string) (string, error) {
+	off, err := disabledSet(disabled)
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	b.WriteString(mustRead("sql/schema.sql"))
 	for _, p := range PoliciesOf(kind) {
+		if off[p.ID] {
+			continue
+		}
 		b.WriteString("\n-- policy file " + p.File + "\n")
 		b.WriteString(p.Source())
 	}
-	return b.String()
+	return b.String(), nil
+}
+
+// RequiredPolicies are the policies the models are built on; they cannot be
+// disabled:
+//   - H8 (a bound pod keeps its node or is evicted): without it the
+//     preemption model would move running pods to other nodes, which
+//     Kubernetes cannot do, and the scheduler would believe them moved;
+//   - P1 (place pods, by priority): the objective that places anything at
+//     all; without it leaving every pod unplaced is optimal;
+//   - P2 (fewest evictions): without it the preemption model may evict
+//     any pod of lower priority, needed or not.
+var RequiredPolicies = []string{"H8", "P1", "P2"}
+
+// PolicyIDs lists the policy IDs of the registry, in registry order, each
+// once.
+func PolicyIDs() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range Policies {
+		if !seen[p.ID] {
+			seen[p.ID] = true
+			out = append(out, p.ID)
+		}
+	}
+	return out
+}
+
+// CheckDisabled validates a list of policy IDs to disable: each must be a
+// policy of the registry (IDs are case-insensitive) and not one of
+// RequiredPolicies.
+func CheckDisabled(ids []string) error {
+	_, err := disabledSet(ids)
+	return err
+}
+
+func disabledSet(ids []string) (map[string]bool, error) {
+	known := map[string]bool{}
+	for _, id := range PolicyIDs() {
+		known[id] = true
+	}
+	off := map[string]bool{}
+	for _, id := range ids {
+		id = strings.ToUpper(strings.TrimSpace(id))
+		if id == "" {
+			continue
+		}
+		if !known[id] {
+			return nil, fmt.Errorf("scheduler: unknown policy %q; the policies are %s", id, strings.Join(PolicyIDs(), ", "))
+		}
+		for _, r := range RequiredPolicies {
+			if id == r {
+				return nil, fmt.Errorf("scheduler: policy %s cannot be disabled: the models are built on %s", id, strings.Join(RequiredPolicies, ", "))
+			}
+		}
+		off[id] = true
+	}
+	return off, nil
+}
+
+// relax removes from a state (a clone: it is changed) the inputs of the
+// disabled hard policies, so that State.Check and FeasibleNodes on it check
+// only the enabled ones. Caveat: H1 and H4 also decide which domains count
+// for N2/N3 spreading; with H1 or H4 disabled the check counts not-ready or
+// unschedulable nodes as domains too.
+func relax(st *State, off map[string]bool) *State {
+	if len(off) == 0 {
+		return st
+	}
+	for _, n := range st.Nodes {
+		if off["H1"] {
+			n.NotReady, n.NetworkUnavailable = false, false
+		}
+		if off["H2"] {
+			n.MemoryPressure = false
+		}
+		if off["H3"] {
+			n.DiskPressure, n.PIDPressure = false, false
+		}
+		if off["H4"] {
+			n.Unschedulable = false
+		}
+		if off["H5"] {
+			const huge = 1 << 50
+			n.CPU, n.Memory, n.Storage, n.Pods = huge, huge, huge, huge
+		}
+		if off["H10"] || off["H11"] {
+			var ts []Taint
+			for _, t := range n.Taints {
+				if !(off["H10"] && t.Effect == "NoSchedule" || off["H11"] && t.Effect == "NoExecute") {
+					ts = append(ts, t)
+				}
+			}
+			n.Taints = ts
+		}
+	}
+	if off["H9"] {
+		st.Volumes = map[string]string{}
+	}
+	for _, p := range st.Pods {
+		if off["H6"] {
+			p.HostPorts = nil
+		}
+		if off["H7"] {
+			p.RequestedNode = ""
+		}
+		if off["H12"] {
+			p.NodeSelector = nil
+		}
+		if off["H13"] {
+			p.RequiredNodeAffinity = nil
+		}
+		if off["H14"] {
+			var as []PodAffinityTerm
+			for _, a := range p.Affinity {
+				if !a.Required {
+					as = append(as, a)
+				}
+			}
+			p.Affinity = as
+		}
+		if off["H15"] {
+			p.Service = ""
+		}
+		if off["N1"] {
+			p.MaxPerNode = 0
+		}
+		if off["N2"] || off["N3"] {
+			var sc []SpreadConstraint
+			for _, c := range p.Spread {
+				if !(c.Hard && (off["N2"] && c.MaxSkew == 0 || off["N3"] && c.MaxSkew > 0)) {
+					sc = append(sc, c)
+				}
+			}
+			p.Spread = sc
+		}
+	}
+	return st
 }
 
 // PoliciesOf lists the policies of a model, in registry order.

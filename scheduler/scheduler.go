@@ -64,12 +64,19 @@ type Config struct {
 	// files are not locked: give each scheduler its own. Close does not
 	// close DB.
 	DB *sql.DB
+	// DisabledPolicies lists policy IDs (Policies, PolicyIDs) left out of
+	// both models, as a kube-scheduler profile disables plugins: a soft
+	// policy no longer scores, a hard one no longer restricts (nor does the
+	// independent check for it). Unknown IDs and RequiredPolicies are an
+	// error of New.
+	DisabledPolicies []string
 }
 
 // Scheduler holds the cluster state (in memory and in the state database) and the two
 // compiled models. Its methods are safe for concurrent use.
 type Scheduler struct {
 	cfg        Config
+	off        map[string]bool // the disabled policies
 	db         *sql.DB
 	placement  *weave.Model
 	preemption *weave.Model
@@ -110,15 +117,21 @@ func New(cfg Config) (*Scheduler, error) {
 	case cfg.ImprovementTimeout < 0:
 		cfg.ImprovementTimeout = 0
 	}
-	pl, err := weave.Compile(SchemaSQL(Placement), compileOptions()...)
+	off, err := disabledSet(cfg.DisabledPolicies)
+	if err != nil {
+		return nil, err
+	}
+	plSQL, _ := ModelSQL(Placement, cfg.DisabledPolicies)
+	prSQL, _ := ModelSQL(Preemption, cfg.DisabledPolicies)
+	pl, err := weave.Compile(plSQL, compileOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: placement model: %w", err)
 	}
-	pr, err := weave.Compile(SchemaSQL(Preemption), compileOptions()...)
+	pr, err := weave.Compile(prSQL, compileOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: preemption model: %w", err)
 	}
-	s := &Scheduler{cfg: cfg, placement: pl, preemption: pr, state: NewState(), wake: make(chan struct{}, 1)}
+	s := &Scheduler{cfg: cfg, off: off, placement: pl, preemption: pr, state: NewState(), wake: make(chan struct{}, 1)}
 	err = s.open(context.Background())
 	if err == nil {
 		err = pl.Connect(s.db)
@@ -154,6 +167,16 @@ func (s *Scheduler) State() *State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.state.Clone()
+}
+
+// PolicyState returns a copy of the state as the enabled hard policies see
+// it: without the inputs of the disabled ones (Config.DisabledPolicies), so
+// that its Check and FeasibleNodes check only the enabled policies. With no
+// policy disabled it is State().
+func (s *Scheduler) PolicyState() *State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return relax(s.state.Clone(), s.off)
 }
 
 // LastStats returns Weave's statistics for the latest solve.
@@ -485,7 +508,7 @@ func (s *Scheduler) PreemptPods(ctx context.Context, names []string) ([]Binding,
 	// Never evict for a pod that fits without: with every victim kept and
 	// the other pods of the plan placed, a pod that fits some node stays
 	// pending (the placement model places it).
-	kept := s.state.Clone()
+	kept := relax(s.state.Clone(), s.off)
 	for _, p := range q {
 		kept.Pods[p.Name].NodeName = placed[p.Name]
 	}
@@ -504,17 +527,17 @@ func (s *Scheduler) PreemptPods(ctx context.Context, names []string) ([]Binding,
 	}
 	// Minimal evictions: keep each victim (higher priority first) whose
 	// eviction the placements do not need.
-	after := s.state.Clone()
+	after := relax(s.state.Clone(), s.off)
 	var evicted []*Pod
 	for _, v := range victims {
 		if placed[v.Name] == "" {
-			evicted = append(evicted, v)
+			evicted = append(evicted, after.Pods[v.Name]) // as relaxed
 			delete(after.Pods, v.Name)
 		}
 	}
 	var batch []*Pod
 	for _, p := range q {
-		c := *p
+		c := *after.Pods[p.Name]
 		c.NodeName = placed[p.Name]
 		after.Pods[p.Name] = &c
 		batch = append(batch, &c)
@@ -568,7 +591,7 @@ func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*
 	}
 	// Independent check: the hard policies, restated in Go, over the
 	// state the solution would produce.
-	after := s.state.Clone()
+	after := relax(s.state.Clone(), s.off)
 	for _, v := range victims {
 		if placed[v.Name] == "" {
 			delete(after.Pods, v.Name)

@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/weavesql/weave/scheduler"
 	"sigs.k8s.io/yaml"
 )
 
@@ -59,6 +61,9 @@ type Config struct {
 	// NominationTimeout is how long a preemptor waits for its evicted victims to be gone before it goes back
 	// to the queue.
 	NominationTimeout time.Duration `json:"nominationTimeout,omitempty"`
+	// DisabledPolicies lists policy IDs of package scheduler (H1..H15, N1..N3, S1..S9) left out of both
+	// models, as a kube-scheduler profile disables plugins. H8, P1 and P2 cannot be disabled.
+	DisabledPolicies []string `json:"disabledPolicies,omitempty"`
 }
 
 // DefaultConfig returns the defaults.
@@ -122,6 +127,8 @@ func ParseFlags(args []string) (Config, error) {
 	fs.StringVar(&c.StateSchema, "state-schema", cfg.StateSchema, "prefix of the replicas' schemas in --state-db (each claims PREFIX_0, PREFIX_1, ...)")
 	fs.BoolVar(&c.DisablePreemption, "disable-preemption", cfg.DisablePreemption, "never evict pods to place others")
 	fs.DurationVar(&c.NominationTimeout, "nomination-timeout", cfg.NominationTimeout, "how long a preemptor waits for its victims to be gone")
+	var disabled string
+	fs.StringVar(&disabled, "disable-policies", "", "comma-separated policy IDs to leave out, e.g. S9,N1 (replaces the file's disabledPolicies)")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -188,10 +195,20 @@ func ParseFlags(args []string) (Config, error) {
 			cfg.DisablePreemption = c.DisablePreemption
 		case "nomination-timeout":
 			cfg.NominationTimeout = c.NominationTimeout
+		case "disable-policies":
+			cfg.DisabledPolicies = nil
+			for _, id := range strings.Split(disabled, ",") {
+				if id = strings.TrimSpace(id); id != "" {
+					cfg.DisabledPolicies = append(cfg.DisabledPolicies, id)
+				}
+			}
 		}
 	})
 	if cfg.BatchSize <= 0 || cfg.BindWorkers <= 0 || cfg.NominationTimeout <= 0 {
 		return cfg, fmt.Errorf("batch-size, bind-workers and nomination-timeout must be positive")
+	}
+	if err := scheduler.CheckDisabled(cfg.DisabledPolicies); err != nil {
+		return cfg, err
 	}
 	if err := checkStateDB(cfg); err != nil {
 		return cfg, err

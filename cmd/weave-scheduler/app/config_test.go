@@ -3,6 +3,7 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -20,5 +21,33 @@ func TestParseFlagsFileThenFlags(t *testing.T) {
 	os.WriteFile(f, []byte("batchSise: 5\n"), 0o644)
 	if _, err := ParseFlags([]string{"--config", f}); err == nil {
 		t.Fatal("unknown field accepted")
+	}
+}
+
+func TestParseFlagsDisabledPolicies(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(f, []byte("disabledPolicies: [S9, N1]\n"), 0o644)
+	cfg, err := ParseFlags([]string{"--config", f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.DisabledPolicies) != 2 || cfg.DisabledPolicies[0] != "S9" || cfg.DisabledPolicies[1] != "N1" {
+		t.Fatalf("file: %v", cfg.DisabledPolicies)
+	}
+	cfg, err = ParseFlags([]string{"--config", f, "--disable-policies", "S2, s3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.DisabledPolicies) != 2 || cfg.DisabledPolicies[0] != "S2" || cfg.DisabledPolicies[1] != "s3" {
+		t.Fatalf("flag over file: %v", cfg.DisabledPolicies)
+	}
+	if cfg, err = ParseFlags([]string{"--config", f, "--disable-policies", ""}); err != nil || len(cfg.DisabledPolicies) != 0 {
+		t.Fatalf("empty flag clears the file's list: %v %v", cfg.DisabledPolicies, err)
+	}
+	if _, err := ParseFlags([]string{"--disable-policies", "S9,X7"}); err == nil || !strings.Contains(err.Error(), `"X7"`) || !strings.Contains(err.Error(), "S9") {
+		t.Fatalf("unknown ID: %v", err)
+	}
+	if _, err := ParseFlags([]string{"--disable-policies", "P1"}); err == nil || !strings.Contains(err.Error(), "P1 cannot be disabled") {
+		t.Fatalf("required ID: %v", err)
 	}
 }

@@ -105,7 +105,7 @@ func (s *Server) backOffHead(err error) {
 // is now (nodes or pods may have changed since the solve). A dropped placement is un-assumed: the pod goes
 // back to the queue (or out of the state when it is gone).
 func (s *Server) recheck(bindings []scheduler.Binding) []bindJob {
-	st := s.brain.State()
+	st := s.brain.PolicyState() // the enabled hard policies only
 	var ok []bindJob
 	var batch []*scheduler.Pod
 	pods := map[string]*v1.Pod{}
@@ -243,7 +243,7 @@ func (s *Server) failed(ctx context.Context, us []scheduler.Unschedulable) {
 	if len(triage) == 0 || !s.triaging.CompareAndSwap(false, true) {
 		return
 	}
-	st := s.brain.State()
+	st := s.brain.PolicyState() // the enabled hard policies only
 	go func() {
 		defer s.triaging.Store(false)
 		var stuck []*v1.Pod

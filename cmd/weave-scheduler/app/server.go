@@ -123,6 +123,8 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 		BatchIdle: cfg.BatchWait,
 		Timeout:   cfg.SolverTimeout,
 		Verify:    cfg.Verify,
+
+		DisabledPolicies: cfg.DisabledPolicies,
 	}, log)
 	if err != nil {
 		return nil, err

@@ -201,9 +201,13 @@ func TestDeployConfigMap(t *testing.T) {
 	}
 	text = strings.ReplaceAll(text, "# stateDB:", "stateDB:")
 	text = strings.ReplaceAll(text, "# stateSchema:", "stateSchema:")
+	text = strings.ReplaceAll(text, "# disabledPolicies:", "disabledPolicies:")
 	os.WriteFile(f, []byte(text), 0o644)
 	cfg, err = ParseFlags([]string{"--config", f})
 	if err != nil || !strings.HasPrefix(cfg.StateDB, "postgres://") || cfg.StateSchema != "weave_scheduler" {
 		t.Fatalf("with stateDB: %q %q %v", cfg.StateDB, cfg.StateSchema, err)
+	}
+	if len(cfg.DisabledPolicies) != 2 {
+		t.Fatalf("disabledPolicies: %v", cfg.DisabledPolicies)
 	}
 }
