@@ -55,6 +55,7 @@ type binPackProp struct {
 	rSum     int32   // rev: [Σ lo(load), Σ hi(load)] as accounted, [2] = unfixed items
 	rLoadLo  int32   // rev: per bin, lo(load) as accounted in rSum
 	rLoadHi  int32   // rev: per bin, hi(load) as accounted in rSum
+	rNeedy   int32   // rev: per bin, 1 if lo(load) > req at its last filterBin; [len(bins)] counts them
 	spanMax  int64   // largest initial load span
 	off      []int   // item -> offset of its words in known
 	bySize   []int32 // item indices by decreasing size
@@ -94,6 +95,7 @@ func (p *binPackProp) initIncremental(s *solver) bool {
 	p.rSum = s.newRev(3)
 	p.rLoadLo = s.newRev(len(p.bins))
 	p.rLoadHi = s.newRev(len(p.bins))
+	p.rNeedy = s.newRev(len(p.bins) + 1)
 	for j, l := range p.loads {
 		s.revs[p.rLoadLo][j], s.revs[p.rLoadHi][j] = s.lo[l], s.hi[l]
 		s.revs[p.rSum][0] += s.lo[l]
@@ -268,6 +270,17 @@ func (p *binPackProp) syncItem(s *solver, i int, req []int64) {
 	// not read again until backtracking unfixes it, which restores the
 	// domain they describe.
 	nowFixed := s.lo[v] == s.hi[v]
+	// Item syncs only serve bins that need load (lo(load) > req): with
+	// none, skip them (a placement removes its bin from thousands of
+	// items; max-min packings never raise a load's minimum until the
+	// end). The known words then stay a superset of the domain, so a
+	// later sync reports these losses again: extra marks, never a missed
+	// one. A bin whose need changed since its last filterBin is dirty
+	// and is filtered from the current domains in this pass anyway.
+	if s.revs[p.rNeedy][len(p.bins)] == 0 {
+		ranges = ranges[:0]
+		full = false
+	}
 	// Only the words notify saw change, unless it lost track.
 	if full {
 		ranges = append(ranges[:0], 0, int32(len(s.bits[v])-1))
@@ -399,6 +412,11 @@ func (p *binPackProp) filterBin(s *solver, j int, req []int64) bool {
 	bv := p.bins[j]
 	if !s.setMin(l, req[j]) {
 		return false
+	}
+	if needy := b2i(s.lo[l] > req[j]); needy != s.revs[p.rNeedy][j] {
+		n := len(p.bins)
+		s.setRev(p.rNeedy, j, needy)
+		s.setRev(p.rNeedy, n, s.revs[p.rNeedy][n]+2*needy-1)
 	}
 	if s.revs[p.rSum][2] == 0 {
 		if !s.setMax(l, req[j]) { // every item is fixed
@@ -603,4 +621,11 @@ func (p *binPackProp) bin(x int64) (int, bool) {
 	}
 	j, ok := p.binOf[x]
 	return j, ok
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }
