@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http/httptest"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -397,8 +399,13 @@ func TestLeaderElectionTwoReplicas(t *testing.T) {
 }
 
 // TestThroughput runs kube-scheduler, then weave-scheduler, on the same API server and nodes with the same
-// pods (E2E_PODS pods of 100m/128Mi on E2E_NODES nodes of 4 CPU/16Gi): pods are created first, then the
-// scheduler starts; the clock runs until the last pod is bound (bind included).
+// pods (E2E_PODS pods of 100m/128Mi on E2E_NODES nodes of 4 CPU/16Gi).
+//   - Throughput: the pods are created first, then the scheduler starts; the clock runs until the last pod is
+//     bound (bind included).
+//   - Latency: with the scheduler running (and the throughput pods deleted), E2E_PODS pods more are created
+//     as fast as the client goes (32 in flight); each pod's latency runs from its Create request (client
+//     clock: creationTimestamp and the PodScheduled condition have a resolution of one second) until a watch
+//     sees it bound.
 func TestThroughput(t *testing.T) {
 	nodes, pods := envInt("E2E_NODES", 500), envInt("E2E_PODS", 300)
 	ctx := context.Background()
@@ -406,18 +413,32 @@ func TestThroughput(t *testing.T) {
 	if _, err := c.CreateNodes(ctx, "node", nodes, harness.NodeSpec{CPU: "4", Memory: "16Gi"}); err != nil {
 		t.Fatal(err)
 	}
-	run := func(name, schedulerName string, start func() context.CancelFunc) float64 {
+	deleteAll := func(ns string) {
+		if err := c.Client.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "pods deleted", 2*time.Minute, func() bool {
+			l, err := c.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+			return err == nil && len(l.Items) == 0
+		})
+	}
+	type result struct {
+		rate          float64
+		p50, p90, p99 time.Duration
+	}
+	run := func(name, schedulerName string, start func() context.CancelFunc) result {
 		if err := c.CreateNamespace(ctx, name); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.CreatePods(ctx, name, "p", pods, harness.PodSpec{SchedulerName: schedulerName, CPU: "100m", Memory: "128Mi"}); err != nil {
+		spec := harness.PodSpec{SchedulerName: schedulerName, CPU: "100m", Memory: "128Mi"}
+		if _, err := c.CreatePods(ctx, name, "p", pods, spec); err != nil {
 			t.Fatal(err)
 		}
 		t0 := time.Now()
 		stop := start()
+		defer stop()
 		bound, err := c.WaitBound(ctx, name, pods, 5*time.Minute)
 		el := time.Since(t0)
-		stop()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -425,17 +446,35 @@ func TestThroughput(t *testing.T) {
 		for _, n := range bound {
 			used[n] = true
 		}
-		rate := float64(pods) / el.Seconds()
-		t.Logf("%s: %d pods on %d nodes bound in %v: %.1f pods/s (%d nodes used)", name, pods, nodes, el.Round(time.Millisecond), rate, len(used))
-		// Free the nodes for the next scheduler.
-		if err := c.Client.CoreV1().Pods(name).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil {
+		r := result{rate: float64(pods) / el.Seconds()}
+		t.Logf("%s: %d pods on %d nodes bound in %v: %.1f pods/s (%d nodes used)", name, pods, nodes, el.Round(time.Millisecond), r.rate, len(used))
+		deleteAll(name) // free the nodes: the latency run starts from the same empty cluster
+
+		// Latency, the scheduler running.
+		w, err := c.WatchBindings(ctx, name)
+		if err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "pods deleted", time.Minute, func() bool {
-			l, err := c.Client.CoreV1().Pods(name).List(ctx, metav1.ListOptions{})
-			return err == nil && len(l.Items) == 0
-		})
-		return rate
+		defer w.Stop()
+		sent, err := c.CreatePodsTimed(ctx, name, "l", pods, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(5 * time.Minute)
+		for len(w.Bound()) < pods {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s latency run: %d of %d pods bound after 5m", name, len(w.Bound()), pods)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		var lat []time.Duration
+		for pod, at := range w.Bound() {
+			lat = append(lat, at.Sub(sent[pod]))
+		}
+		r.p50, r.p90, r.p99 = percentile(lat, 0.5), percentile(lat, 0.9), percentile(lat, 0.99)
+		t.Logf("%s: latency of %d pods created with the scheduler running: p50 %v p90 %v p99 %v max %v", name, pods, r.p50, r.p90, r.p99, percentile(lat, 1))
+		deleteAll(name)
+		return r
 	}
 	kube := run("kube", "", func() context.CancelFunc {
 		kctx, cancel := context.WithCancel(ctx)
@@ -448,8 +487,24 @@ func TestThroughput(t *testing.T) {
 		if d, err := time.ParseDuration(os.Getenv("E2E_SOLVER_TIMEOUT")); err == nil {
 			cfg.SolverTimeout = d
 		}
+		if d, err := time.ParseDuration(os.Getenv("E2E_BATCH_WAIT")); err == nil {
+			cfg.BatchWait = d
+		}
 		_, cancel, done := startWeave(t, c, cfg, nil)
 		return func() { cancel(); <-done }
 	})
-	fmt.Printf("THROUGHPUT nodes=%d pods=%d kube-scheduler=%.1f pods/s weave-scheduler=%.1f pods/s\n", nodes, pods, kube, weave)
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.0fms", float64(d)/float64(time.Millisecond)) }
+	fmt.Printf("THROUGHPUT nodes=%d pods=%d kube-scheduler=%.1f pods/s latency p50=%s p90=%s p99=%s weave-scheduler=%.1f pods/s latency p50=%s p90=%s p99=%s\n",
+		nodes, pods, kube.rate, ms(kube.p50), ms(kube.p90), ms(kube.p99), weave.rate, ms(weave.p50), ms(weave.p90), ms(weave.p99))
+}
+
+// percentile returns the q-quantile (0 < q <= 1) of ds by the nearest-rank method.
+func percentile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	k := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[max(k, 0)]
 }
