@@ -26,6 +26,10 @@ type Config struct {
 	BatchWait time.Duration `json:"batchWait,omitempty"`
 	// SolverTimeout bounds each solve.
 	SolverTimeout time.Duration `json:"solverTimeout,omitempty"`
+	// SolverImprovementTimeout ends a solve once the placement has not
+	// improved for that long (scheduler.Config.ImprovementTimeout); 0 is
+	// the scheduler's default, negative waits for SolverTimeout.
+	SolverImprovementTimeout time.Duration `json:"solverImprovementTimeout,omitempty"`
 	// BindWorkers is how many bindings run in parallel.
 	BindWorkers int `json:"bindWorkers,omitempty"`
 	// InitialBackoff and MaxBackoff bound the retry delay of pods that could not be placed.
@@ -106,6 +110,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.IntVar(&c.BatchSize, "batch-size", cfg.BatchSize, "most pods per batch")
 	fs.DurationVar(&c.BatchWait, "batch-wait", cfg.BatchWait, "solve a smaller batch after this long with no new pending pod")
 	fs.DurationVar(&c.SolverTimeout, "solver-timeout", cfg.SolverTimeout, "time limit of each solve")
+	fs.DurationVar(&c.SolverImprovementTimeout, "solver-improvement-timeout", cfg.SolverImprovementTimeout, "end a solve once the placement has not improved for this long (0: 20ms; negative: run to --solver-timeout)")
 	fs.IntVar(&c.BindWorkers, "bind-workers", cfg.BindWorkers, "parallel bindings")
 	fs.DurationVar(&c.InitialBackoff, "initial-backoff", cfg.InitialBackoff, "first retry delay of an unschedulable pod")
 	fs.DurationVar(&c.MaxBackoff, "max-backoff", cfg.MaxBackoff, "longest retry delay")
@@ -155,6 +160,8 @@ func ParseFlags(args []string) (Config, error) {
 			cfg.BatchWait = c.BatchWait
 		case "solver-timeout":
 			cfg.SolverTimeout = c.SolverTimeout
+		case "solver-improvement-timeout":
+			cfg.SolverImprovementTimeout = c.SolverImprovementTimeout
 		case "bind-workers":
 			cfg.BindWorkers = c.BindWorkers
 		case "initial-backoff":
@@ -241,5 +248,5 @@ func decodeFile(data []byte, cfg *Config) error {
 	return dec.Decode(cfg)
 }
 
-var durationField = map[string]bool{"batchWait": true, "solverTimeout": true, "initialBackoff": true, "maxBackoff": true,
+var durationField = map[string]bool{"batchWait": true, "solverTimeout": true, "solverImprovementTimeout": true, "initialBackoff": true, "maxBackoff": true,
 	"leaseDuration": true, "renewDeadline": true, "retryPeriod": true, "nominationTimeout": true}

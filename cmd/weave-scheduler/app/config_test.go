@@ -51,3 +51,23 @@ func TestParseFlagsDisabledPolicies(t *testing.T) {
 		t.Fatalf("required ID: %v", err)
 	}
 }
+
+// The improvement timeout comes from the file as a Go duration, a flag
+// overrides it, and 0 leaves the scheduler's default.
+func TestParseFlagsSolverImprovementTimeout(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(f, []byte("solverImprovementTimeout: 50ms\n"), 0o644)
+	cfg, err := ParseFlags([]string{"--config", f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.SolverImprovementTimeout != 50*time.Millisecond {
+		t.Fatalf("file: %v", cfg.SolverImprovementTimeout)
+	}
+	if cfg, err = ParseFlags([]string{"--config", f, "--solver-improvement-timeout", "-1s"}); err != nil || cfg.SolverImprovementTimeout != -time.Second {
+		t.Fatalf("flag over file: %v %v", cfg.SolverImprovementTimeout, err)
+	}
+	if cfg, err = ParseFlags(nil); err != nil || cfg.SolverImprovementTimeout != 0 {
+		t.Fatalf("default: %v %v (0 leaves the scheduler's default)", cfg.SolverImprovementTimeout, err)
+	}
+}

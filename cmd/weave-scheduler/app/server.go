@@ -122,7 +122,9 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 		BatchSize: cfg.BatchSize,
 		BatchIdle: cfg.BatchWait,
 		Timeout:   cfg.SolverTimeout,
-		Verify:    cfg.Verify,
+
+		ImprovementTimeout: cfg.SolverImprovementTimeout,
+		Verify:             cfg.Verify,
 
 		DisabledPolicies: cfg.DisabledPolicies,
 	}, log)
