@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/weavesql/weave"
+	"github.com/weavesql/weave/internal/testdb"
 )
 
 // placementCluster loads nodes and a batch of pending pods for
@@ -57,7 +58,7 @@ func placementModelDB(b testing.TB, nodes, pods int) (*weave.Model, *sql.DB) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	db := memoryDB(b)
+	db := testdb.OpenSQLite(b)
 	if err := m.CreateSchema(context.Background(), db); err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/weavesql/weave"
+	"github.com/weavesql/weave/internal/testdb"
 )
 
 // A pushed-down view whose from clause holds a derived table next to other
@@ -33,7 +34,7 @@ select * from placement where placement.node not in (select limited.node_name fr
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := memoryDB(t)
+	db := testdb.OpenSQLite(t)
 	if err := m.CreateSchema(context.Background(), db); err != nil {
 		t.Fatal(err)
 	}

@@ -54,17 +54,6 @@ func policySchema(t *testing.T, file string) string {
 	return s + "\n" + string(pol)
 }
 
-func openMemory(t testing.TB) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 // randomState fills the base tables with a small random cluster.
 func randomState(t *testing.T, db *sql.DB, rng *rand.Rand, pods int) {
 	t.Helper()

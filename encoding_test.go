@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/weavesql/weave"
+	"github.com/weavesql/weave/internal/testdb"
 )
 
 // The paper's encoding tables (§4, Figs. 8-10), reproduced on Weave's own
@@ -55,7 +56,7 @@ func encodingStats(t testing.TB, schema string, enc weave.Encoding, state string
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := memoryDB(t)
+	db := testdb.OpenSQLite(t)
 	ctx := context.Background()
 	if err := m.CreateSchema(ctx, db); err != nil {
 		t.Fatal(err)
@@ -242,7 +243,7 @@ create view low as select 0 - sum(slot) from task;
 		if err != nil {
 			t.Fatalf("%s: %v", key, err)
 		}
-		db := memoryDB(t)
+		db := testdb.OpenSQLite(t)
 		ctx := context.Background()
 		if err := m.CreateSchema(ctx, db); err != nil {
 			t.Fatal(err)

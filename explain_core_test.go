@@ -28,7 +28,7 @@ func TestExplanationCoresAgainstFreshSolves(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		db := openMemory(t)
+		db := OpenSQLite(t)
 		if err := m.CreateSchema(ctx, db); err != nil {
 			t.Fatal(err)
 		}

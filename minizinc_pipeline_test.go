@@ -9,6 +9,7 @@ import (
 	"github.com/weavesql/weave/backend/minizinc"
 	"github.com/weavesql/weave/backend/minizinc/mzntest"
 	"github.com/weavesql/weave/cp"
+	"github.com/weavesql/weave/internal/testdb"
 )
 
 // The paper's MiniZinc pipeline measurements (§4, "sum with filter" vs
@@ -61,7 +62,7 @@ func groundedModel(t testing.TB, schema, state string, enc weave.Encoding) *cp.M
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := memoryDB(t)
+	db := testdb.OpenSQLite(t)
 	ctx := context.Background()
 	if err := m.CreateSchema(ctx, db); err != nil {
 		t.Fatal(err)

@@ -13,19 +13,9 @@ import (
 
 	"github.com/weavesql/weave"
 	"github.com/weavesql/weave/cp"
+	"github.com/weavesql/weave/internal/testdb"
 	_ "modernc.org/sqlite"
 )
-
-func memoryDB(t testing.TB) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { db.Close() })
-	return db
-}
 
 // eachDB runs f as a subtest on every test database (weave.Databases):
 // SQLite always, PostgreSQL when WEAVE_TEST_POSTGRES is set.
@@ -342,7 +332,7 @@ func userDefinedAggregate(t *testing.T, db *sql.DB) {
 // views: an unindexed correlated lookup costs seconds at 100k rows.
 func TestCreateSchemaIndexesLookups(t *testing.T) {
 	m := compilePaper(t)
-	db := memoryDB(t)
+	db := testdb.OpenSQLite(t)
 	if err := m.CreateSchema(context.Background(), db); err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +364,7 @@ func TestCreateSchemaIndexesLookups(t *testing.T) {
 // holds (the database checks it), optimality is not claimed unless proven.
 func TestFirstSolution(t *testing.T) {
 	m := compilePaper(t)
-	db := memoryDB(t)
+	db := testdb.OpenSQLite(t)
 	ctx := context.Background()
 	if err := m.CreateSchema(ctx, db); err != nil {
 		t.Fatal(err)

@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
-	"net/url"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/weavesql/weave/internal/testdb"
 )
 
 // postgresDB returns the DSN of a fresh schema on the test PostgreSQL
@@ -17,40 +16,8 @@ import (
 // CI=true) without one.
 func postgresDB(t *testing.T) (string, *sql.DB) {
 	t.Helper()
-	dsn := os.Getenv("WEAVE_TEST_POSTGRES")
-	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but WEAVE_TEST_POSTGRES is not set: the PostgreSQL tests must run in CI")
-		}
-		t.Skip("PostgreSQL tests skipped: set WEAVE_TEST_POSTGRES=postgres://user@host:port/db?sslmode=disable to run them")
-	}
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b [6]byte
-	rand.Read(b[:])
-	schema := "weave_cli_" + hex.EncodeToString(b[:])
-	if _, err := admin.Exec("create schema " + schema); err != nil {
-		t.Fatal(err)
-	}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	db, err := sql.Open("pgx", u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		db.Close()
-		admin.Exec("drop schema " + schema + " cascade")
-		admin.Close()
-	})
-	return u.String(), db
+	schema := testdb.NewSchema(t, testdb.PostgresAdmin(t), "weave_cli_")
+	return testdb.SchemaDSN(t, schema), testdb.OpenIn(t, schema)
 }
 
 // TestSolvePostgres solves the quickstart cluster kept in PostgreSQL.

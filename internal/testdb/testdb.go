@@ -75,9 +75,9 @@ func NewSchema(t testing.TB, admin *sql.DB, prefix string) string {
 	return schema
 }
 
-// OpenIn opens the test server with search_path set to schema, closed when
-// the test ends (before a schema made by NewSchema earlier is dropped).
-func OpenIn(t testing.TB, schema string) *sql.DB {
+// SchemaDSN returns the DSN of the test server with search_path set to
+// schema (for a program under test that opens the database itself).
+func SchemaDSN(t testing.TB, schema string) string {
 	t.Helper()
 	u, err := url.Parse(PostgresDSN(t))
 	if err != nil {
@@ -86,7 +86,14 @@ func OpenIn(t testing.TB, schema string) *sql.DB {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	db, err := sql.Open("pgx", u.String())
+	return u.String()
+}
+
+// OpenIn opens the test server with search_path set to schema, closed when
+// the test ends (before a schema made by NewSchema earlier is dropped).
+func OpenIn(t testing.TB, schema string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("pgx", SchemaDSN(t, schema))
 	if err != nil {
 		t.Fatal(err)
 	}
