@@ -41,9 +41,13 @@ func TestFig2GreedyFailsBatchingSucceeds(t *testing.T) {
 // is anti-affine in the zone with pod 2 (low priority), which runs on node
 // 2 in the same zone. Placing pod 1 needs the eviction of pod 2 on
 // another node: cross-node preemption.
-func TestFig3CrossNodePreemption(t *testing.T) {
-	s := newTest(t, Config{})
-	ctx := context.Background()
+// addFig3 adds Fig. 3's cluster to s: three nodes (node1 and node2 in zone
+// z1, node1 the only one with disk=ssd), pod2 (priority 1, app=db,
+// anti-affine to app=db in its zone) running on node2, another low pod on
+// node3, and pending pod1 (priority 10, app=db, same anti-affinity, needs
+// disk=ssd).
+func addFig3(t testing.TB, s *Scheduler) {
+	t.Helper()
 	addNodes(t, s,
 		Node{Name: "node1", CPU: 4000, Memory: 4000, Zone: "z1", Labels: map[string]string{"disk": "ssd"}},
 		Node{Name: "node2", CPU: 4000, Memory: 4000, Zone: "z1"},
@@ -55,6 +59,12 @@ func TestFig3CrossNodePreemption(t *testing.T) {
 		Pod{Name: "other", CPU: 1000, Memory: 1000, Priority: 1, NodeName: "node3", Phase: PhaseRunning},
 		Pod{Name: "pod1", CPU: 1000, Memory: 1000, Priority: 10, NodeSelector: map[string]string{"disk": "ssd"},
 			Labels: map[string]string{"app": "db"}, Affinity: []PodAffinityTerm{anti}})
+}
+
+func TestFig3CrossNodePreemption(t *testing.T) {
+	s := newTest(t, Config{})
+	ctx := context.Background()
+	addFig3(t, s)
 	placed, us := schedule(t, s)
 	if len(placed) != 0 || len(us) != 1 {
 		t.Fatalf("the placement model should not place pod1: %v %v", placed, us)

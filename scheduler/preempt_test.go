@@ -10,17 +10,7 @@ import (
 func TestPreemptPodsCrossNode(t *testing.T) {
 	s := newTest(t, Config{})
 	ctx := context.Background()
-	addNodes(t, s,
-		Node{Name: "node1", CPU: 4000, Memory: 4000, Zone: "z1", Labels: map[string]string{"disk": "ssd"}},
-		Node{Name: "node2", CPU: 4000, Memory: 4000, Zone: "z1"},
-		Node{Name: "node3", CPU: 4000, Memory: 4000, Zone: "z2"})
-	anti := PodAffinityTerm{Anti: true, Required: true, Key: "app", Value: "db", TopologyKey: LabelZone}
-	addPods(t, s,
-		Pod{Name: "pod2", CPU: 1000, Memory: 1000, Priority: 1, NodeName: "node2", Phase: PhaseRunning,
-			Labels: map[string]string{"app": "db"}, Affinity: []PodAffinityTerm{anti}},
-		Pod{Name: "other", CPU: 1000, Memory: 1000, Priority: 1, NodeName: "node3", Phase: PhaseRunning},
-		Pod{Name: "pod1", CPU: 1000, Memory: 1000, Priority: 10, NodeSelector: map[string]string{"disk": "ssd"},
-			Labels: map[string]string{"app": "db"}, Affinity: []PodAffinityTerm{anti}})
+	addFig3(t, s)
 	bs, ev, us, err := s.PreemptPods(ctx, []string{"pod1"})
 	if err != nil {
 		t.Fatal(err)
