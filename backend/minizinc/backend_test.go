@@ -211,7 +211,7 @@ func TestBackendStatuses(t *testing.T) {
 
 func TestFlatten(t *testing.T) {
 	mzntest.Require(t)
-	m, _ := maxMinModel(10, 4, 3, 1)
+	m := genMaxMin(10, 4, 3, 0.85, 1).m
 	src, err := Emit(m, Optimized)
 	if err != nil {
 		t.Fatal(err)
