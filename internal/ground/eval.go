@@ -1,6 +1,7 @@
 package ground
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/weavesql/weave/cp"
@@ -252,8 +253,15 @@ func (g *grounder) joinPruned(q *ir.Query, outer *tuple, skip []skipRow) []*tupl
 			eqs[k] = colEqOf(f)
 		}
 		next := make([]*tuple, 0, len(tuples))
-		for _, t := range tuples {
-			for _, c := range lookup.candidates(g, t, r, skipI) {
+		for ti, t := range tuples {
+			cands := lookup.candidates(g, t, r, skipI)
+			if ti == 0 && len(cands) > 1 {
+				// Rows of a decision join pair with many candidates each
+				// (a pod with every node): size for that at once.
+				// Capped: filters may reject most of them.
+				next = slices.Grow(next, min(len(tuples)*len(cands), 1<<16))
+			}
+			for _, c := range cands {
 				if skipI != nil && skipI(r, c.row) {
 					continue
 				}
@@ -280,7 +288,7 @@ func (g *grounder) joinPruned(q *ir.Query, outer *tuple, skip []skipRow) []*tupl
 						}
 					}
 					ft, _ := truth(g.expr(f, scope{t: nt}))
-					if guard = and(guard, ft); isFalse(guard) {
+					if guard = and2(guard, ft); isFalse(guard) {
 						break
 					}
 				}

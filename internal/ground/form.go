@@ -87,13 +87,51 @@ func or(fs ...form) form { return connect(fs, true) }
 // the same kind are flattened, the neutral constant dropped, the absorbing
 // one returned, repeated atoms kept once.
 func connect(fs []form, isOr bool) form {
-	var out []form
+	// Count what is kept first: most calls (a guard and a filter, one of
+	// them true) keep one form and need no slice; the others get one
+	// allocation of the right size (joins call this per pair of rows).
+	n, single := 0, form(nil)
 	for _, f := range fs {
 		switch f := f.(type) {
 		case fConst:
 			if bool(f) == isOr {
 				return f
 			}
+		case fAnd:
+			if isOr {
+				n++
+			} else {
+				n += len(f)
+			}
+		case fOr:
+			if isOr {
+				n += len(f)
+			} else {
+				n++
+			}
+		default:
+			n++
+		}
+		if n == 1 && single == nil {
+			single = f
+		}
+	}
+	switch {
+	case n == 0:
+		return fConst(!isOr)
+	case n == 1:
+		if a, ok := single.(fAnd); ok && !isOr {
+			return a[0]
+		}
+		if o, ok := single.(fOr); ok && isOr {
+			return o[0]
+		}
+		return single
+	}
+	out := make([]form, 0, n)
+	for _, f := range fs {
+		switch f := f.(type) {
+		case fConst:
 		case fAnd:
 			if isOr {
 				out = append(out, f)
@@ -112,8 +150,6 @@ func connect(fs []form, isOr bool) form {
 	}
 	out = dedupe(out)
 	switch {
-	case len(out) == 0:
-		return fConst(!isOr)
 	case len(out) == 1:
 		return out[0]
 	case isOr:
@@ -123,12 +159,12 @@ func connect(fs []form, isOr bool) form {
 }
 
 // dedupe drops repeated atoms from a short list ("present and present"
-// arises from a guard and a not-null test on the same group).
+// arises from a guard and a not-null test on the same group), in place.
 func dedupe(fs []form) []form {
 	if len(fs) < 2 || len(fs) > 8 {
 		return fs
 	}
-	out := fs[:0:0]
+	out := fs[:0]
 	for _, f := range fs {
 		dup := false
 		for _, h := range out {

@@ -83,6 +83,7 @@ type grounder struct {
 	marks     []int32 // per variable index: stamp of the last binOf that saw it
 	stamp     int32
 	loadOrder []*loadSet
+	recent    []*loadSet // the load sets loadFor returned last
 	loadVars  map[cp.IntVar]bool
 	// sizes memoises the item sizes of sum aggregates by source row (see
 	// sizeOf); -1 marks a row whose value is not a size.

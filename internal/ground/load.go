@@ -1,6 +1,7 @@
 package ground
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/weavesql/weave/cp"
@@ -64,20 +65,33 @@ type loadSet struct {
 	sizes []int64
 	bins  map[int64]cp.IntVar
 	order []int64
+	// last is the item order of the latest caller: bins of one join list
+	// their items in the same order, so equal slices find the set without
+	// hashing (see loadFor).
+	last      []cp.IntVar
+	lastSizes []int64
+	total     int64 // the sum of sizes, -1 until computed
 }
+
+// recentLoads is how many load sets loadFor compares before hashing: a
+// view asks for a few (cpu, memory, count) per bin, bin after bin.
+const recentLoads = 8
 
 // loadFor returns the variable L = Σ sizes_i·[items_i = v], shared by
 // every caller asking for the same items, sizes and bin.
 func (g *grounder) loadFor(v int64, items []cp.IntVar, sizes []int64) cp.IntVar {
+	for _, ls := range g.recent {
+		if slices.Equal(ls.last, items) && slices.Equal(ls.lastSizes, sizes) {
+			return g.loadIn(ls, v)
+		}
+	}
 	// Find the load set by a hash of (item, size) pairs, order-free, then
 	// compare exactly: no string key per bin.
 	var h uint64
-	var total int64
 	for i, x := range items {
 		z := uint64(x.Index())*0x9E3779B97F4A7C15 ^ uint64(sizes[i])*0xC2B2AE3D27D4EB4F
 		z ^= z >> 29
 		h += z * 0xBF58476D1CE4E5B9
-		total += sizes[i]
 	}
 	var ls *loadSet
 	for _, cand := range g.loads[h] {
@@ -97,14 +111,34 @@ func (g *grounder) loadFor(v int64, items []cp.IntVar, sizes []int64) cp.IntVar 
 		for k, i := range idx {
 			sorted[k], sz[k] = items[i], sizes[i]
 		}
-		ls = &loadSet{items: sorted, sizes: sz, bins: map[int64]cp.IntVar{}}
+		ls = &loadSet{items: sorted, sizes: sz, bins: map[int64]cp.IntVar{}, total: -1}
 		g.loads[h] = append(g.loads[h], ls)
 		g.loadOrder = append(g.loadOrder, ls)
 	}
+	// The caller's slices are kept, not copied: members' items and sizes
+	// are built per group and never changed afterwards.
+	ls.last, ls.lastSizes = items, sizes
+	if len(g.recent) < recentLoads {
+		g.recent = append(g.recent, ls)
+	} else {
+		copy(g.recent, g.recent[1:])
+		g.recent[recentLoads-1] = ls
+	}
+	return g.loadIn(ls, v)
+}
+
+// loadIn returns the load of bin v in ls, made on first use.
+func (g *grounder) loadIn(ls *loadSet, v int64) cp.IntVar {
 	if l, ok := ls.bins[v]; ok {
 		return l
 	}
-	l := g.m.NewIntVar(0, total, "")
+	if ls.total < 0 {
+		ls.total = 0
+		for _, s := range ls.sizes {
+			ls.total += s
+		}
+	}
+	l := g.m.NewIntVar(0, ls.total, "")
 	ls.bins[v] = l
 	ls.order = append(ls.order, v)
 	g.loadVars[l] = true
