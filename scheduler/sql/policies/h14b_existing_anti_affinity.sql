@@ -5,11 +5,14 @@ create view existing_anti_affinity_conflict as
 select distinct l.pod_name, dn.node_name
 from batch_pod_label l
 join pod p on p.name = l.pod_name
-join pod_affinity_term t on t.label_key = l.label_key and t.label_value = l.label_value
-join bound_pod q on q.name = t.pod_name and q.namespace = p.namespace
-join node_label dq on dq.node_name = q.node_name and dq.label_key = t.topology_key
-join node_label dn on dn.label_key = dq.label_key and dn.label_value = dq.label_value
-where t.anti = true and t.required = true;
+join (select distinct t.label_key, t.label_value, q.namespace, t.topology_key, dq.label_value as domain
+      from (select distinct label_key, label_value from batch_pod_label) bl
+      join pod_affinity_term t on t.label_key = bl.label_key and t.label_value = bl.label_value
+      join bound_pod q on q.name = t.pod_name
+      join node_label dq on dq.node_name = q.node_name and dq.label_key = t.topology_key
+      where t.anti = true and t.required = true) o
+  on o.label_key = l.label_key and o.label_value = l.label_value and o.namespace = p.namespace
+join node_label dn on dn.label_key = o.topology_key and dn.label_value = o.domain;
 
 -- @hard_constraint
 create view h14b_existing_anti_affinity as
