@@ -234,26 +234,22 @@ func (g *grounder) binAggregate(e *ir.Agg, grp *group) (value, bool) {
 	if b == nil || g.opts.NoLoads || e.Distinct || e.Func != "count" && e.Func != "sum" {
 		return value{}, false
 	}
-	sizes := make([]int64, len(grp.members))
+	var sizes []int64
 	if e.Arg == nil || e.Func == "count" {
 		// count(x) over a bin group: a NULL x would make the member not
 		// count, which is not a constant size unless x is never NULL.
-		for i, m := range grp.members {
-			if e.Arg != nil {
+		if e.Arg != nil {
+			for _, m := range grp.members {
 				if v := g.expr(e.Arg, scope{t: m.t}); v.k != kConst || v.c == nil {
 					return value{}, false
 				}
 			}
-			sizes[i] = 1
 		}
+		sizes = g.onesOf(len(grp.members))
 	} else {
-		size := g.sizeOf(e)
-		for i, m := range grp.members {
-			c, ok := size(m.t)
-			if !ok {
-				return value{}, false
-			}
-			sizes[i] = c
+		var ok bool
+		if sizes, ok = g.binSizes(e, grp.members); !ok {
+			return value{}, false
 		}
 	}
 	null := fFalse
@@ -261,4 +257,60 @@ func (g *grounder) binAggregate(e *ir.Agg, grp *group) (value, bool) {
 		null = neg(g.presence(b))
 	}
 	return intVal(varLin(g.loadFor(b.v, b.items, sizes)), null), true
+}
+
+// onesOf returns n sizes of 1, shared: sizes are never changed once made.
+func (g *grounder) onesOf(n int) []int64 {
+	for len(g.ones) < n {
+		g.ones = append(g.ones, 1)
+	}
+	return g.ones[:n:n]
+}
+
+// memberSizes are the sizes of sum(e.Arg) over one bin group, by the rows
+// of the source the argument reads.
+type memberSizes struct {
+	rows  []*row
+	sizes []int64
+}
+
+// binSizes returns the size of every member of a bin group, or false when
+// one is not a constant non-negative integer. The bins of one join list
+// the same rows (every pod that may go to the node) in the same order:
+// the previous group's sizes are reused when its rows are these.
+func (g *grounder) binSizes(e *ir.Agg, members []member) ([]int64, bool) {
+	deps := sourcesRead(e.Arg)
+	var prev *memberSizes
+	if len(deps) == 1 {
+		prev = g.lastSizes[e]
+		if prev != nil && len(prev.rows) == len(members) {
+			same := true
+			for i, m := range members {
+				if m.t.rows[deps[0]] != prev.rows[i] {
+					same = false
+					break
+				}
+			}
+			if same {
+				return prev.sizes, true
+			}
+		}
+	}
+	size := g.sizeOf(e)
+	sizes := make([]int64, len(members))
+	for i, m := range members {
+		c, ok := size(m.t)
+		if !ok {
+			return nil, false
+		}
+		sizes[i] = c
+	}
+	if len(deps) == 1 {
+		rows := make([]*row, len(members))
+		for i, m := range members {
+			rows[i] = m.t.rows[deps[0]]
+		}
+		g.lastSizes[e] = &memberSizes{rows: rows, sizes: sizes}
+	}
+	return sizes, true
 }

@@ -88,6 +88,10 @@ type grounder struct {
 	// sizes memoises the item sizes of sum aggregates by source row (see
 	// sizeOf); -1 marks a row whose value is not a size.
 	sizes map[*ir.Agg]map[*row]int64
+	// lastSizes are the member sizes of the latest bin group per sum
+	// aggregate, ones a shared run of 1s (see binSizes, onesOf).
+	lastSizes map[*ir.Agg]*memberSizes
+	ones      []int64
 	// origin maps rows of base relations to the table rows they are.
 	origin     map[*row]RowRef
 	blameByKey map[string]*Blame
@@ -116,6 +120,7 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		loads:      map[uint64][]*loadSet{},
 		loadVars:   map[cp.IntVar]bool{},
 		sizes:      map[*ir.Agg]map[*row]int64{},
+		lastSizes:  map[*ir.Agg]*memberSizes{},
 		opts:       opts,
 		rels:       map[*ir.Query]*rel{},
 		base:       map[string]*rel{},

@@ -163,11 +163,7 @@ func sameItems(ls *loadSet, items []cp.IntVar, sizes []int64) bool {
 // presence is the form "some member of the bin group is present".
 func (g *grounder) presence(b *binGroup) form {
 	if !b.has {
-		ones := make([]int64, len(b.items))
-		for i := range ones {
-			ones[i] = 1
-		}
-		b.count, b.has = g.loadFor(b.v, b.items, ones), true
+		b.count, b.has = g.loadFor(b.v, b.items, g.onesOf(len(b.items))), true
 	}
 	return fLin{e: varLin(b.count), lo: 1, hi: maxInt}
 }
