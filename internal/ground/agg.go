@@ -18,7 +18,7 @@ func (g *grounder) aggregate(e *ir.Agg, grp *group) value {
 		present form // member exists and its value is not NULL
 	}
 	var items []item
-	for _, m := range grp.members {
+	for _, m := range g.membersOf(grp) {
 		if e.Arg == nil {
 			items = append(items, item{constVal(int64(1)), m.guard})
 			continue
@@ -239,16 +239,21 @@ func (g *grounder) binAggregate(e *ir.Agg, grp *group) (value, bool) {
 		// count(x) over a bin group: a NULL x would make the member not
 		// count, which is not a constant size unless x is never NULL.
 		if e.Arg != nil {
-			for _, m := range grp.members {
+			for _, m := range g.membersOf(grp) {
 				if v := g.expr(e.Arg, scope{t: m.t}); v.k != kConst || v.c == nil {
 					return value{}, false
 				}
 			}
 		}
-		sizes = g.onesOf(len(grp.members))
+		sizes = g.onesOf(memberCount(grp))
 	} else {
 		var ok bool
-		if sizes, ok = g.binSizes(e, grp.members); !ok {
+		if grp.lazy != nil {
+			sizes, ok = g.lazySizes(e, grp)
+		} else {
+			sizes, ok = g.binSizes(e, grp.members)
+		}
+		if !ok {
 			return value{}, false
 		}
 	}

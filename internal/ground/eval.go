@@ -45,6 +45,11 @@ type group struct {
 	guard   form // nil for a bin group until asked for (groupGuard)
 	outer   *tuple
 	bin     *binGroup
+	// A group built from an index list (bingroups.go) has its members made
+	// on demand (membersOf), its first member ready for column references.
+	lazy  *lazyGroup
+	first *tuple
+	list  *binList
 }
 
 // groupGuard is the condition under which the group exists.
@@ -137,7 +142,7 @@ func (g *grounder) eval(q *ir.Query, outer *tuple) *rel {
 		}
 		outer = nil
 	}
-	r := g.project(q, g.join(q, outer), outer)
+	r := g.project(q, outer)
 	if !q.Correlated {
 		g.rels[q] = r
 	}
@@ -609,8 +614,8 @@ func (g *grounder) indexOf(r *rel, col int) map[any][]candidate {
 	return ix
 }
 
-// project computes q's output rows from its tuples.
-func (g *grounder) project(q *ir.Query, tuples []*tuple, outer *tuple) *rel {
+// project computes q's output rows.
+func (g *grounder) project(q *ir.Query, outer *tuple) *rel {
 	out := &rel{constCols: make([]bool, len(q.Select))}
 	emit := func(sc scope, guard form) {
 		vals := make([]value, len(q.Select))
@@ -620,11 +625,11 @@ func (g *grounder) project(q *ir.Query, tuples []*tuple, outer *tuple) *rel {
 		out.rows = append(out.rows, row{vals: vals, guard: guard})
 	}
 	if !q.Aggregate {
-		for _, t := range tuples {
+		for _, t := range g.join(q, outer) {
 			emit(scope{t: t}, t.guard)
 		}
 	} else {
-		for _, grp := range g.groups(q, tuples, outer) {
+		for _, grp := range g.groupsOf(q, outer) {
 			guard := g.groupGuard(grp)
 			for _, h := range q.Having {
 				ht, _ := truth(g.expr(h, scope{grp: grp}))
@@ -699,6 +704,14 @@ func constKey(vals []value) (string, bool) {
 		b = append(b, 0)
 	}
 	return string(b), true
+}
+
+// groupsOf returns the groups of an aggregate query.
+func (g *grounder) groupsOf(q *ir.Query, outer *tuple) []*group {
+	if grps, ok := g.binGroups(q, outer); ok {
+		return grps
+	}
+	return g.groups(q, g.join(q, outer), outer)
 }
 
 // groups partitions tuples by q's group by expressions. A key over a

@@ -192,7 +192,7 @@ func intersectRefs(a, b []RowRef) []RowRef {
 
 // groupRefs returns the rows every member of a group shares.
 func (g *grounder) groupRefs(grp *group) (decision, data []RowRef) {
-	for i, m := range grp.members {
+	for i, m := range g.membersOf(grp) {
 		d, x := g.rowRefs(m.t)
 		all := append(d, x...)
 		if i == 0 {
@@ -218,7 +218,7 @@ func (g *grounder) groupRefs(grp *group) (decision, data []RowRef) {
 // memberRefs adds to dec the decision rows of a group's members.
 func (g *grounder) memberRefs(grp *group, dec []RowRef) []RowRef {
 	out := append([]RowRef(nil), dec...)
-	for _, m := range grp.members {
+	for _, m := range g.membersOf(grp) {
 		d, _ := g.rowRefs(m.t)
 		for _, r := range d {
 			dup := false

@@ -72,6 +72,9 @@ func (sc scope) tupleForSub() *tuple {
 	if sc.t != nil {
 		return sc.t
 	}
+	if sc.grp != nil && sc.grp.first != nil {
+		return sc.grp.first
+	}
 	if sc.grp != nil && len(sc.grp.members) > 0 {
 		return sc.grp.members[0].t
 	}
@@ -89,6 +92,9 @@ func (g *grounder) colRef(e *ir.ColRef, sc scope) value {
 			}
 		}
 		// Functionally dependent on the group key: every member agrees.
+		if sc.grp.first != nil {
+			return sc.grp.first.rows[e.Source].vals[e.Col]
+		}
 		if len(sc.grp.members) == 0 {
 			return constVal(nil)
 		}

@@ -92,6 +92,10 @@ type grounder struct {
 	// aggregate, ones a shared run of 1s (see binSizes, onesOf).
 	lastSizes map[*ir.Agg]*memberSizes
 	ones      []int64
+	// binLists are the bins made of index lists, by the list's first
+	// candidate (see binListOf).
+	binLists map[*candidate]*binList
+	rowSeqs  map[uint64][]*binList // by a hash of their rows (see binListOf)
 	// origin maps rows of base relations to the table rows they are.
 	origin     map[*row]RowRef
 	blameByKey map[string]*Blame
@@ -121,6 +125,8 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		loadVars:   map[cp.IntVar]bool{},
 		sizes:      map[*ir.Agg]map[*row]int64{},
 		lastSizes:  map[*ir.Agg]*memberSizes{},
+		binLists:   map[*candidate]*binList{},
+		rowSeqs:    map[uint64][]*binList{},
 		opts:       opts,
 		rels:       map[*ir.Query]*rel{},
 		base:       map[string]*rel{},

@@ -41,8 +41,7 @@ func (g *grounder) hard(v *ir.View) {
 		}
 		return
 	}
-	tuples := g.join(q, nil)
-	for _, grp := range g.groups(q, tuples, nil) {
+	for _, grp := range g.groupsOf(q, nil) {
 		if g.opts.Explain {
 			dec, data := g.groupRefs(grp)
 			// A group is identified by every row its members share (the
@@ -50,7 +49,7 @@ func (g *grounder) hard(v *ir.View) {
 			key := append(append([]RowRef(nil), dec...), data...)
 			// A small group also names its candidate members (the pods
 			// that could go to the node), as a person would.
-			if len(grp.members) <= 8 {
+			if memberCount(grp) <= 8 {
 				dec = g.memberRefs(grp, dec)
 			}
 			l := g.assumption(v, key, dec, data, grp.key...)
@@ -83,7 +82,7 @@ func (g *grounder) constraintAggregate(a *ir.Agg, grp *group) {
 	}
 	var vals []cp.LinearExpr
 	var present []cp.Lit
-	for _, m := range grp.members {
+	for _, m := range g.membersOf(grp) {
 		v := g.expr(a.Arg, scope{t: m.t})
 		if v.isNullConst() {
 			continue
