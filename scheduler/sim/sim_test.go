@@ -130,10 +130,12 @@ func percentile(ds []time.Duration, q float64) time.Duration {
 
 // BenchmarkBatchLatency: per-batch latency of the placement model with the
 // paper's nginx+redis workload (30 apps; per app 40 redis then 40 nginx on
-// 500 nodes, 20+20 on 50 nodes), b pods submitted before each batch. It
-// reports p50/p95 of the whole batch and Weave's phases.
+// 500 nodes and more, 20+20 on 50 nodes), b pods submitted before each
+// batch, on 50, 500, 5,000 and 10,000 nodes (the larger with
+// -benchtime 4x: a batch takes seconds there). It reports p50/p95 of the
+// whole batch and Weave's phases.
 func BenchmarkBatchLatency(b *testing.B) {
-	for _, nodes := range []int{50, 500} {
+	for _, nodes := range []int{50, 500, 5000, 10000} {
 		for _, bs := range []int{10, 50, 100} {
 			b.Run(fmt.Sprintf("nodes=%d/b=%d", nodes, bs), func(b *testing.B) {
 				ctx := context.Background()
