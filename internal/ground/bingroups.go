@@ -19,12 +19,17 @@ import (
 // its items and sizes computed once per list, and member tuples made only
 // if an expression needs them (a non-load aggregate, a subquery).
 
-// lazyGroup is a group whose members are not made yet: the tuple of the
-// other sources, plus each candidate row of the decision source.
+// lazyGroup is a group whose members are not made yet: per combination of
+// rows of the other sources (prefix, src's slot nil) that falls in the
+// group, the candidate rows of the decision source.
 type lazyGroup struct {
-	prefix *tuple // rows of every source but src (src's slot is nil)
-	src    int
-	r      *rel
+	parts []lazyPart
+	src   int
+	r     *rel
+}
+
+type lazyPart struct {
+	prefix *tuple
 	cands  []candidate
 }
 
@@ -35,22 +40,32 @@ func (g *grounder) membersOf(grp *group) []member {
 		return grp.members
 	}
 	grp.lazy = nil
-	n := len(lz.prefix.rows)
-	grp.members = make([]member, len(lz.cands))
-	for i, c := range lz.cands {
-		t := g.newTuple(n)
-		copy(t.rows, lz.prefix.rows)
-		t.rows[lz.src] = &lz.r.rows[c.row]
-		t.outer, t.guard = lz.prefix.outer, c.guard
-		grp.members[i] = member{t: t, guard: c.guard}
+	grp.members = make([]member, 0, memberCountLazy(lz))
+	for _, p := range lz.parts {
+		n := len(p.prefix.rows)
+		for _, c := range p.cands {
+			t := g.newTuple(n)
+			copy(t.rows, p.prefix.rows)
+			t.rows[lz.src] = &lz.r.rows[c.row]
+			t.outer, t.guard = p.prefix.outer, c.guard
+			grp.members = append(grp.members, member{t: t, guard: c.guard})
+		}
 	}
 	return grp.members
+}
+
+func memberCountLazy(lz *lazyGroup) int {
+	n := 0
+	for _, p := range lz.parts {
+		n += len(p.cands)
+	}
+	return n
 }
 
 // memberCount is the number of members of a group.
 func memberCount(grp *group) int {
 	if grp.lazy != nil {
-		return len(grp.lazy.cands)
+		return memberCountLazy(grp.lazy)
 	}
 	return len(grp.members)
 }
@@ -67,11 +82,14 @@ type binList struct {
 }
 
 // binGroups returns q's groups built from the decision column's index, or
-// false when q is not of that shape: grouped; its last source joined only
-// by "decision column = expression over the other sources" (a hash lookup
-// in the index of the values the variables may take); the group keys read
-// only the other sources, every combination of their rows its own group;
-// and no other condition on the pairs.
+// false when q is not of that shape: grouped; its last source joined by
+// "decision column = expression over the other sources" (a hash lookup in
+// the index of the values the variables may take) and otherwise only by
+// conditions on stored values (decided once per pair of a row of it and
+// the one other source they read); the group keys read only the other
+// sources. A group that one combination of the other sources' rows makes
+// is a bin; one that several make (a zone's nodes) is not, and its
+// members are made when asked for.
 func (g *grounder) binGroups(q *ir.Query, outer *tuple) ([]*group, bool) {
 	n := len(q.From)
 	if g.opts.Explain || g.opts.NoLoads || !q.Aggregate || len(q.GroupBy) == 0 || n < 2 {
@@ -98,30 +116,40 @@ func (g *grounder) binGroups(q *ir.Query, outer *tuple) ([]*group, bool) {
 			prefixFilters = append(prefixFilters, f)
 		}
 	}
-	if len(lastFilters) != 1 {
-		return nil, false
-	}
 	r := g.source(q.From[last], outer)
 	for i := range r.rows {
 		if !isTrue(r.rows[i].guard) {
 			return nil, false
 		}
 	}
-	plan := g.planLookup(q, last, r, lastFilters)
-	if plan.varIndex == nil || plan.used != lastFilters[0] {
+	// One filter is the index lookup; the others must not read decisions.
+	var plan *lookupPlan
+	var extra []*pairFilter
+	for _, f := range lastFilters {
+		if plan == nil {
+			if p := g.planLookup(q, last, r, []ir.Expr{f}); p.varIndex != nil && p.used == f {
+				plan = p
+				continue
+			}
+		}
+		if f.Var() {
+			return nil, false
+		}
+		pf, ok := newPairFilter(f, last)
+		if !ok {
+			return nil, false
+		}
+		extra = append(extra, pf)
+	}
+	if plan == nil {
 		return nil, false
 	}
 	pq := *q
 	pq.From, pq.Filters = q.From[:last], prefixFilters
 	prefixes := g.join(&pq, outer)
-	type built struct {
-		key    []value
-		prefix *tuple
-		cands  []candidate
-		list   *binList
-	}
-	var out []built
-	seen := map[string]bool{}
+	var groups []*group
+	byKey := map[string]*group{}
+	var kept []candidate
 	for _, p := range prefixes {
 		if !isTrue(p.guard) {
 			return nil, false
@@ -131,6 +159,25 @@ func (g *grounder) binGroups(q *ir.Query, outer *tuple) ([]*group, bool) {
 		if v := g.expr(plan.probe, scope{t: t}); v.k != kConst {
 			return nil, false
 		}
+		cands := plan.candidates(g, t, r, nil)
+		if len(extra) > 0 && len(cands) > 0 {
+			kept = kept[:0]
+			for _, c := range cands {
+				holds, decided := g.pairHolds(extra, t, r, c.row)
+				if !decided {
+					return nil, false
+				}
+				if holds {
+					kept = append(kept, c)
+				}
+			}
+			if len(kept) < len(cands) {
+				cands = append([]candidate(nil), kept...)
+			}
+		}
+		if len(cands) == 0 {
+			continue
+		}
 		key := make([]value, len(q.GroupBy))
 		for i, e := range q.GroupBy {
 			if key[i] = g.expr(e, scope{t: t}); key[i].k != kConst {
@@ -138,31 +185,84 @@ func (g *grounder) binGroups(q *ir.Query, outer *tuple) ([]*group, bool) {
 			}
 		}
 		k, _ := constKey(key)
-		if seen[k] {
-			return nil, false // two combinations in one group: not one bin
-		}
-		seen[k] = true
-		cands := plan.candidates(g, t, r, nil)
-		if len(cands) == 0 {
+		if grp := byKey[k]; grp != nil {
+			// Several combinations in one group: not one bin.
+			grp.lazy.parts = append(grp.lazy.parts, lazyPart{t, cands})
+			grp.bin, grp.list = nil, nil
 			continue
 		}
 		list, ok := g.binListOf(cands)
 		if !ok {
 			return nil, false
 		}
-		out = append(out, built{key, t, cands, list})
-	}
-	groups := make([]*group, len(out))
-	for i, b := range out {
 		first := g.newTuple(n)
-		copy(first.rows, b.prefix.rows)
-		first.rows[last] = &r.rows[b.cands[0].row]
-		first.outer, first.guard = b.prefix.outer, b.cands[0].guard
-		groups[i] = &group{q: q, key: b.key, outer: outer, first: first,
-			lazy: &lazyGroup{prefix: b.prefix, src: last, r: r, cands: b.cands},
-			bin:  &binGroup{v: b.list.v, items: b.list.items}, list: b.list}
+		copy(first.rows, t.rows)
+		first.rows[last] = &r.rows[cands[0].row]
+		first.outer, first.guard = t.outer, cands[0].guard
+		grp := &group{q: q, key: key, outer: outer, first: first,
+			lazy: &lazyGroup{parts: []lazyPart{{t, cands}}, src: last, r: r},
+			bin:  &binGroup{v: list.v, items: list.items}, list: list}
+		byKey[k] = grp
+		groups = append(groups, grp)
 	}
 	return groups, true
+}
+
+// pairFilter is a condition on stored values of the decision source's row
+// and at most one other source's row, decided once per pair of rows.
+type pairFilter struct {
+	f     ir.Expr
+	other int // the other source read, or -1
+	memo  map[[2]*row]bool
+}
+
+func newPairFilter(f ir.Expr, last int) (*pairFilter, bool) {
+	deps := sourcesRead(f)
+	if deps == nil {
+		return nil, false // reads an enclosing query
+	}
+	pf := &pairFilter{f: f, other: -1, memo: map[[2]*row]bool{}}
+	for _, d := range deps {
+		switch {
+		case d == last:
+		case pf.other < 0:
+			pf.other = d
+		default:
+			return nil, false
+		}
+	}
+	return pf, true
+}
+
+// pairHolds reports whether every extra filter holds for the prefix t
+// paired with row ri of the decision source; not decided when one depends
+// on a decision after all.
+func (g *grounder) pairHolds(fs []*pairFilter, t *tuple, r *rel, ri int) (holds, decided bool) {
+	rw := &r.rows[ri]
+	for _, pf := range fs {
+		var key [2]*row
+		key[1] = rw
+		if pf.other >= 0 {
+			key[0] = t.rows[pf.other]
+		}
+		h, ok := pf.memo[key]
+		if !ok {
+			last := len(t.rows) - 1
+			saved := t.rows[last]
+			t.rows[last] = rw
+			ft, _ := truth(g.expr(pf.f, scope{t: t}))
+			t.rows[last] = saved
+			if !isTrue(ft) && !isFalse(ft) {
+				return false, false
+			}
+			h = isTrue(ft)
+			pf.memo[key] = h
+		}
+		if !h {
+			return false, true
+		}
+	}
+	return true, true
 }
 
 // binListOf returns the bin of an index list, made once per list: every
@@ -209,10 +309,13 @@ func sameRows(a, b []candidate) bool {
 }
 
 // lazySizes returns the sizes of sum(e.Arg) over a lazy bin group's
-// members, computed once per index list, or false when one is not a
+// members, computed once per list of rows, or false when one is not a
 // constant non-negative integer.
 func (g *grounder) lazySizes(e *ir.Agg, grp *group) ([]int64, bool) {
 	lz, list := grp.lazy, grp.list
+	if list == nil || len(lz.parts) != 1 {
+		return nil, false
+	}
 	if s, ok := list.sizes[e]; ok {
 		return s, s != nil // computed for the list, not this group alone
 	}
@@ -221,10 +324,11 @@ func (g *grounder) lazySizes(e *ir.Agg, grp *group) ([]int64, bool) {
 	deps := sourcesRead(e.Arg)
 	own := len(deps) == 1 && deps[0] == lz.src
 	size := g.sizeOf(e)
-	t := &tuple{rows: make([]*row, len(lz.prefix.rows)), outer: lz.prefix.outer}
-	copy(t.rows, lz.prefix.rows)
-	sizes := make([]int64, len(lz.cands))
-	for i, c := range lz.cands {
+	part := lz.parts[0]
+	t := &tuple{rows: make([]*row, len(part.prefix.rows)), outer: part.prefix.outer}
+	copy(t.rows, part.prefix.rows)
+	sizes := make([]int64, len(part.cands))
+	for i, c := range part.cands {
 		t.rows[lz.src], t.guard = &lz.r.rows[c.row], c.guard
 		v, ok := size(t)
 		if !ok {

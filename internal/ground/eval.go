@@ -54,8 +54,17 @@ type group struct {
 
 // groupGuard is the condition under which the group exists.
 func (g *grounder) groupGuard(grp *group) form {
-	if grp.guard == nil {
+	if grp.guard == nil && grp.bin != nil {
 		grp.guard = g.presence(grp.bin)
+	}
+	if grp.guard == nil {
+		// A lazy group of several index lists: some member is present.
+		ms := g.membersOf(grp)
+		gs := make([]form, len(ms))
+		for i, m := range ms {
+			gs[i] = m.guard
+		}
+		grp.guard = or(gs...)
 	}
 	return grp.guard
 }

@@ -65,7 +65,7 @@ func (g *grounder) hard(v *ir.View) {
 			case grp.bin != nil:
 				g.postImplied(g.guardForBin(grp.bin, ct))
 			default:
-				g.postImplied(grp.guard, ct)
+				g.postImplied(g.groupGuard(grp), ct)
 			}
 		}
 		for _, a := range q.Constraints {
