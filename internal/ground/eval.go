@@ -151,11 +151,58 @@ func (g *grounder) eval(q *ir.Query, outer *tuple) *rel {
 		}
 		outer = nil
 	}
+	// A correlated query is evaluated once per combination of the rows of
+	// the enclosing query it reads: "pod in (select ... where g.key =
+	// a.key)" tested for every pod reads one row, a.
+	key, keyed := g.outerKey(q, outer)
+	if keyed {
+		if r, ok := g.corr[key]; ok {
+			return r
+		}
+	}
 	r := g.project(q, outer)
 	if !q.Correlated {
 		g.rels[q] = r
 	}
+	if keyed {
+		g.corr[key] = r
+	}
 	return r
+}
+
+// corrKey identifies a correlated query's result: the query, and the rows
+// of the enclosing query it reads.
+type corrKey struct {
+	q    *ir.Query
+	rows [maxKeySources]*row
+}
+
+// outerKey returns the key of a correlated query's result for the
+// enclosing tuple, or false when it is not correlated, reads queries
+// further out, or more than maxKeySources sources.
+func (g *grounder) outerKey(q *ir.Query, outer *tuple) (corrKey, bool) {
+	if !q.Correlated || outer == nil {
+		return corrKey{}, false
+	}
+	deps, ok := g.corrDeps[q]
+	if !ok {
+		deps = sourcesRead(&ir.Exists{Sub: q})
+		if len(deps) > maxKeySources {
+			deps = nil
+		}
+		g.corrDeps[q] = deps
+	}
+	if deps == nil {
+		return corrKey{}, false
+	}
+	k := corrKey{q: q}
+	for i, d := range deps {
+		if d >= len(outer.rows) || outer.rows[d] == nil {
+			return corrKey{}, false
+		}
+		k.rows[i] = outer.rows[d]
+	}
+	return k, true
 }
 
 // maxSource returns the highest source index of q that e reads directly

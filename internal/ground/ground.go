@@ -96,6 +96,10 @@ type grounder struct {
 	// candidate (see binListOf).
 	binLists map[*candidate]*binList
 	rowSeqs  map[uint64][]*binList // by a hash of their rows (see binListOf)
+	// corr holds the results of correlated queries by the enclosing rows
+	// they read, corrDeps those sources per query (nil: not cached).
+	corr     map[corrKey]*rel
+	corrDeps map[*ir.Query][]int
 	// origin maps rows of base relations to the table rows they are.
 	origin     map[*row]RowRef
 	blameByKey map[string]*Blame
@@ -127,6 +131,8 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		lastSizes:  map[*ir.Agg]*memberSizes{},
 		binLists:   map[*candidate]*binList{},
 		rowSeqs:    map[uint64][]*binList{},
+		corr:       map[corrKey]*rel{},
+		corrDeps:   map[*ir.Query][]int{},
 		opts:       opts,
 		rels:       map[*ir.Query]*rel{},
 		base:       map[string]*rel{},

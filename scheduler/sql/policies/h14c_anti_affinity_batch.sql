@@ -8,11 +8,16 @@ join batch_pod_label l on l.pod_name = t.pod_name
  and l.label_key = t.label_key and l.label_value = t.label_value
 where t.anti = true;
 
+-- Counted per term and node label (the domain), over the pods that may
+-- be placed on the node: no pod is paired with a node it cannot take.
 -- @hard_constraint
 create view h14c_anti_affinity_batch as
-select g.namespace, g.label_key, g.label_value, g.topology_key, d.label_value as domain
-from pending_pod
-join anti_affinity_group g on g.pod_name = pending_pod.pod_name
-join node_label d on d.node_name = pending_pod.node_name and d.label_key = g.topology_key
-group by g.namespace, g.label_key, g.label_value, g.topology_key, d.label_value
+select a.namespace, a.label_key, a.label_value, a.topology_key, d.label_value as domain
+from (select distinct namespace, label_key, label_value, topology_key from anti_affinity_group) a
+join node_label d on d.label_key = a.topology_key
+join pending_pod on pending_pod.node_name = d.node_name
+where pending_pod.pod_name in (select g.pod_name from anti_affinity_group g
+                               where g.namespace = a.namespace and g.label_key = a.label_key
+                                 and g.label_value = a.label_value and g.topology_key = a.topology_key)
+group by a.namespace, a.label_key, a.label_value, a.topology_key, d.label_value
 having count(*) <= 1;
