@@ -142,6 +142,7 @@ func dumpDiff(t *testing.T, policy string, seed int, path string) {
 func TestDumpWeaveModels(t *testing.T) {
 	dumpPlacement(t, 500, 100, "testdata/placement500.json.gz")
 	dumpPlacement(t, 5000, 100, "testdata/placement5000.json.gz")
+	dumpPlacement(t, 10000, 100, "testdata/placement10000.json.gz")
 	for seed := 0; seed < 4; seed++ {
 		dumpDiff(t, "08_division_between.sql", seed, fmt.Sprintf("testdata/diff08_seed%d.json.gz", seed))
 	}

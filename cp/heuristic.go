@@ -1,6 +1,10 @@
 package cp
 
-import "sort"
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
 
 // Structure-aware search guidance computed once per solve:
 //
@@ -27,6 +31,15 @@ type heuristics struct {
 	scale    map[*binPackProp]float64
 	relevant map[*binPackProp]bool
 	refBuf   []itemRef
+	fit      []*fitIndex // item variable -> index of its bins, or nil
+	scores   []scoreCache
+}
+
+// scoreCache is a variable's branching score for a domain size and weight
+// (size 0 never matches: a domain is never empty during search).
+type scoreCache struct {
+	size, weight int64
+	score        float64
 }
 
 func (s *solver) initHeuristics() {
@@ -35,6 +48,7 @@ func (s *solver) initHeuristics() {
 	h.defined = make([]bool, n)
 	h.items = make([][]itemRef, n)
 	h.prio = make([]float64, n)
+	h.scores = make([]scoreCache, n)
 	h.scale = map[*binPackProp]float64{}
 	h.relevant = map[*binPackProp]bool{}
 	var bps []*binPackProp
@@ -88,6 +102,7 @@ func (s *solver) initHeuristics() {
 			h.relevant[p] = true
 		}
 	}
+	s.initFitIndexes()
 }
 
 // objectiveNeighbourhood marks the variables within depth constraints of
@@ -169,45 +184,73 @@ func (m *Model) objectiveNeighbourhood(depth int) []bool {
 // remaining capacity (current upper bound of the load minus its lower
 // bound and the item), normalised per resource, over the
 // objective-relevant resources; with bestFit, the least remaining
-// capacity instead, which packs tight instances far more often.
+// capacity instead, which packs tight instances far more often. Items of
+// a fitIndex are served by it (the best score without scanning every
+// bin; ties may go to another bin than the scan's smallest value), except
+// best fit while some bin needs more load than its fixed items bring.
 func (s *solver) worstFit(v int32, bestFit bool) (int64, bool) {
 	refs := s.h.refBuf[:0]
 	var inv [8]float64
+	var sizes [8]int64
 	for _, r := range s.h.items[v] {
 		if s.h.relevant[r.p] && len(refs) < len(inv) {
 			inv[len(refs)] = 1 / s.h.scale[r.p]
+			sizes[len(refs)] = r.p.sizes[r.i]
 			refs = append(refs, r)
 		}
 	}
 	s.h.refBuf = refs
+	if ix := s.h.fit[v]; ix != nil {
+		if prune := ix.fitPrunable(s); prune || !bestFit {
+			x, ok := ix.query(s, v, sizes[:len(refs)], bestFit, prune)
+			if fitIndexCheck != nil {
+				y, ok2 := s.worstFitScan(v, refs, inv[:len(refs)], bestFit)
+				got, _ := s.fitScore(x, refs, inv[:len(refs)], bestFit)
+				want, _ := s.fitScore(y, refs, inv[:len(refs)], bestFit)
+				fitIndexCheck(got, want, ok && s.contains(v, x), ok2)
+			}
+			return x, ok
+		}
+	}
+	return s.worstFitScan(v, refs, inv[:len(refs)], bestFit)
+}
+
+// fitIndexCheck, when set (by tests), receives the score of the index's
+// answer and the scan's best score for every query the index serves, and
+// whether each found a bin in the domain.
+var fitIndexCheck func(got, want float64, ok, ok2 bool)
+
+// fitScore is the score worstFit maximises for value x; in is false if x
+// is in no bin.
+func (s *solver) fitScore(x int64, refs []itemRef, inv []float64, bestFit bool) (score float64, in bool) {
+	score, sum := 1e300, 0.0
+	for k, r := range refs {
+		j, ok := r.p.bin(x)
+		if !ok {
+			continue
+		}
+		in = true
+		l := r.p.loads[j]
+		rem := float64(s.hi[l]-s.lo[l]-r.p.sizes[r.i]) * inv[k]
+		score = min(score, rem)
+		sum += rem
+	}
+	if bestFit {
+		score = -sum // least total remaining capacity
+	}
+	return score, in
+}
+
+// worstFitScan is worstFit over every value of v's domain; ties go to the
+// smallest value.
+func (s *solver) worstFitScan(v int32, refs []itemRef, inv []float64, bestFit bool) (int64, bool) {
 	bestVal, found := int64(0), false
 	bestScore := -1e300
 	for x, ok := s.lo[v], true; ok; x, ok = s.next(v, x+1) {
-		score, sum, inBin := 1e300, 0.0, false
-		for k, r := range refs {
-			j, in := r.p.bin(x)
-			if !in {
-				continue
-			}
-			inBin = true
-			l := r.p.loads[j]
-			rem := float64(s.hi[l]-s.lo[l]-r.p.sizes[r.i]) * inv[k]
-			score = min(score, rem)
-			sum += rem
-		}
-		if !inBin {
-			// A value outside every bin (an item left unpacked: a pod
-			// with no node) is no fit at all: it is tried after every
-			// bin, not preferred as if its room were unbounded.
-			if x >= s.hi[v] {
-				break
-			}
-			continue
-		}
-		if bestFit {
-			score = -sum // least total remaining capacity
-		}
-		if score > bestScore {
+		// A value outside every bin (an item left unpacked: a pod with
+		// no node) is no fit at all: it is tried after every bin, not
+		// preferred as if its room were unbounded.
+		if score, in := s.fitScore(x, refs, inv, bestFit); in && score > bestScore {
 			bestVal, bestScore, found = x, score, true
 		}
 		if x >= s.hi[v] {
@@ -215,6 +258,60 @@ func (s *solver) worstFit(v int32, bestFit bool) (int64, bool) {
 		}
 	}
 	return bestVal, found
+}
+
+// initFitIndexes gives every item whose relevant resources share their
+// bin values, with enough bins, the fitIndex of that group of resources.
+func (s *solver) initFitIndexes() {
+	h := &s.h
+	h.fit = make([]*fitIndex, len(s.lo))
+	groups := map[string]*fitIndex{}
+	var key []byte
+	var props []*binPackProp
+	id := map[*binPackProp]int{}
+	for v, refs := range h.items {
+		if len(refs) == 0 {
+			continue
+		}
+		key, props = key[:0], props[:0]
+		for _, r := range refs {
+			if h.relevant[r.p] && len(props) < 8 {
+				if _, ok := id[r.p]; !ok {
+					id[r.p] = len(id)
+				}
+				key = fmt.Appendf(key, "%d,", id[r.p])
+				props = append(props, r.p)
+			}
+		}
+		if len(props) == 0 {
+			continue
+		}
+		ix, seen := groups[string(key)]
+		if !seen {
+			if sameBins(props) && len(props[0].bins) >= fitIndexMinBins {
+				ix = s.newFitIndex(append([]*binPackProp(nil), props...))
+			}
+			groups[string(key)] = ix
+		}
+		h.fit[v] = ix
+	}
+}
+
+// sameBins reports whether the constraints have the same bin values, each
+// listed once.
+func sameBins(props []*binPackProp) bool {
+	a := slices.Sorted(slices.Values(props[0].bins))
+	for i := 1; i < len(a); i++ {
+		if a[i] == a[i-1] {
+			return false
+		}
+	}
+	for _, p := range props[1:] {
+		if !slices.Equal(a, slices.Sorted(slices.Values(p.bins))) {
+			return false
+		}
+	}
+	return true
 }
 
 // initTiers orders the branching variables in tiers: the decision

@@ -181,6 +181,13 @@ func (p *binPackProp) markBin(j int32) {
 // load of bin -1-i.
 func (p *binPackProp) notify(i int32) {
 	if i >= 0 {
+		if v := p.items[i]; p.st.revs[p.rNeedy][len(p.bins)] == 0 && p.st.lo[v] != p.st.hi[v] {
+			// What syncItem would do with it: nothing (no bin needs load;
+			// see there). A bin that starts to need load is filtered
+			// from the current domains anyway. Bins lose items by the
+			// million on large models, so this is worth the shortcut.
+			return
+		}
 		p.noteWords(i)
 		p.markItem(i)
 	} else {
@@ -444,8 +451,13 @@ func (p *binPackProp) filterBin(s *solver, j int, req []int64) bool {
 			}
 		}
 	}
+	// With every item fixed there is nothing to remove (the last
+	// placement fixes every load, whose slack drops to 0: scanning the
+	// items of every bin then cost O(items x bins) for nothing). The
+	// recorded slack stays above the real one, which only widens a later
+	// scan.
 	slack := s.hi[l] - req[j]
-	if old := s.revs[p.rSlack][j]; slack < old {
+	if old := s.revs[p.rSlack][j]; slack < old && s.revs[p.rSum][2] > 0 {
 		s.setRev(p.rSlack, j, slack)
 		// Items with size in (slack, old] may still have j; larger ones
 		// were removed when the slack was old.

@@ -144,10 +144,11 @@ tuples:
 
 // memberProp: x ∈ set (or x ∉ set when neg), optionally enforced.
 type memberProp struct {
-	x   int32
-	set Domain
-	neg bool
-	enf []int32
+	x    int32
+	set  Domain
+	neg  bool
+	enf  []int32
+	comp Domain // the complement of set, once needed
 }
 
 func (p *memberProp) propagate(s *solver) bool {
@@ -167,17 +168,65 @@ func (p *memberProp) propagate(s *solver) bool {
 		}
 		return s.lo[p.x] <= s.hi[p.x]
 	}
-	allowed := p.set
-	if p.neg {
-		allowed = p.set.Complement()
-	}
 	if st == 1 {
+		allowed := p.set
+		if p.neg {
+			if p.comp.IsEmpty() {
+				p.comp = p.set.Complement()
+			}
+			allowed = p.comp
+		}
 		return s.intersect(p.x, allowed)
 	}
 	// Not yet enforced: if x cannot satisfy the constraint, the enforcement
-	// must be false.
-	if s.domain(p.x).Intersect(allowed).IsEmpty() {
+	// must be false. This runs at every change of x while the literal is
+	// open, so it walks the set's intervals against the domain and
+	// allocates nothing.
+	if !p.satisfiable(s) {
 		return s.enfViolated(p.enf)
 	}
 	return true
+}
+
+// satisfiable reports whether some value of x's domain satisfies the
+// membership: in O(intervals of the set) domain lookups.
+func (p *memberProp) satisfiable(s *solver) bool {
+	x := p.x
+	lo, hi := s.lo[x], s.hi[x]
+	ivs := p.set.ivs
+	if !p.neg {
+		// A value of the domain inside one of the set's intervals: the
+		// domain's next value from an interval's start either is inside
+		// it or skips the intervals below it (both walks only advance).
+		i := sort.Search(len(ivs), func(i int) bool { return ivs[i].hi >= lo })
+		for i < len(ivs) && ivs[i].lo <= hi {
+			y, ok := s.next(x, ivs[i].lo)
+			if !ok {
+				return false
+			}
+			for i < len(ivs) && ivs[i].hi < y {
+				i++
+			}
+			if i < len(ivs) && ivs[i].lo <= y {
+				return true
+			}
+		}
+		return false
+	}
+	// A value of the domain in no interval of the set: from each value
+	// found inside an interval, jump past that interval.
+	i := 0
+	for y, ok := lo, true; ok; y, ok = s.next(x, y) {
+		for i < len(ivs) && ivs[i].hi < y {
+			i++
+		}
+		if i == len(ivs) || ivs[i].lo > y {
+			return true
+		}
+		if ivs[i].hi >= hi {
+			return false // the rest of the domain is inside this interval
+		}
+		y = ivs[i].hi + 1
+	}
+	return false
 }

@@ -189,7 +189,7 @@ func (s *solver) choose(c *searchCtl) (decision, bool) {
 			if s.lo[v] == s.hi[v] {
 				continue
 			}
-			score := float64(s.size(v)) / float64(s.varWeight[v]+1) / (1 + 10*s.h.prio[v])
+			score := s.branchScore(v)
 			if best < 0 || score < bestScore || (score == bestScore && s.h.prio[v] > s.h.prio[best]) {
 				best, bestScore = v, score
 			}
@@ -211,6 +211,19 @@ func (s *solver) choose(c *searchCtl) (decision, bool) {
 		}
 	}
 	return s.chooseValue(c, best), true
+}
+
+// branchScore is the dom/wdeg score of v (smaller first), cached per
+// variable while its domain size and weight stay the same: choose scores
+// every unfixed decision variable at every node (5,000 items: two float
+// divisions each were a tenth of the search).
+func (s *solver) branchScore(v int32) float64 {
+	sz, w := s.size(v), s.varWeight[v]
+	c := &s.h.scores[v]
+	if c.size != sz || c.weight != w {
+		*c = scoreCache{sz, w, float64(sz) / float64(w+1) / (1 + 10*s.h.prio[v])}
+	}
+	return c.score
 }
 
 // chooseValue prefers the incumbent (solution-guided search), then the
