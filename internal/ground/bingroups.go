@@ -43,12 +43,13 @@ func (g *grounder) membersOf(grp *group) []member {
 	grp.members = make([]member, 0, memberCountLazy(lz))
 	for _, p := range lz.parts {
 		n := len(p.prefix.rows)
-		for _, c := range p.cands {
+		for i := range p.cands {
+			c := &p.cands[i]
 			t := g.newTuple(n)
 			copy(t.rows, p.prefix.rows)
 			t.rows[lz.src] = &lz.r.rows[c.row]
-			t.outer, t.guard = p.prefix.outer, c.guard
-			grp.members = append(grp.members, member{t: t, guard: c.guard})
+			t.outer, t.guard = p.prefix.outer, c.cond()
+			grp.members = append(grp.members, member{t: t, guard: t.guard})
 		}
 	}
 	return grp.members
@@ -161,15 +162,9 @@ func (g *grounder) binGroups(q *ir.Query, outer *tuple) ([]*group, bool) {
 		}
 		cands := plan.candidates(g, t, r, nil)
 		if len(extra) > 0 && len(cands) > 0 {
-			kept = kept[:0]
-			for _, c := range cands {
-				holds, decided := g.pairHolds(extra, t, r, c.row)
-				if !decided {
-					return nil, false
-				}
-				if holds {
-					kept = append(kept, c)
-				}
+			var ok bool
+			if kept, ok = g.keep(extra, t, r, cands, kept); !ok {
+				return nil, false
 			}
 			if len(kept) < len(cands) {
 				cands = append([]candidate(nil), kept...)
@@ -198,7 +193,7 @@ func (g *grounder) binGroups(q *ir.Query, outer *tuple) ([]*group, bool) {
 		first := g.newTuple(n)
 		copy(first.rows, t.rows)
 		first.rows[last] = &r.rows[cands[0].row]
-		first.outer, first.guard = t.outer, cands[0].guard
+		first.outer, first.guard = t.outer, cands[0].cond()
 		grp := &group{q: q, key: key, outer: outer, first: first,
 			lazy: &lazyGroup{parts: []lazyPart{{t, cands}}, src: last, r: r},
 			bin:  &binGroup{v: list.v, items: list.items}, list: list}
@@ -209,19 +204,27 @@ func (g *grounder) binGroups(q *ir.Query, outer *tuple) ([]*group, bool) {
 }
 
 // pairFilter is a condition on stored values of the decision source's row
-// and at most one other source's row, decided once per pair of rows.
+// and at most one other source's row, decided once per pair of rows: per
+// row of the other source, a verdict per row of the decision source.
 type pairFilter struct {
 	f     ir.Expr
 	other int // the other source read, or -1
-	memo  map[[2]*row]bool
+	memo  map[*row][]int8
 }
+
+// Verdicts of a pairFilter.
+const (
+	pairUnknown int8 = iota
+	pairHolds
+	pairFails
+)
 
 func newPairFilter(f ir.Expr, last int) (*pairFilter, bool) {
 	deps := sourcesRead(f)
 	if deps == nil {
 		return nil, false // reads an enclosing query
 	}
-	pf := &pairFilter{f: f, other: -1, memo: map[[2]*row]bool{}}
+	pf := &pairFilter{f: f, other: -1, memo: map[*row][]int8{}}
 	for _, d := range deps {
 		switch {
 		case d == last:
@@ -234,35 +237,49 @@ func newPairFilter(f ir.Expr, last int) (*pairFilter, bool) {
 	return pf, true
 }
 
-// pairHolds reports whether every extra filter holds for the prefix t
-// paired with row ri of the decision source; not decided when one depends
-// on a decision after all.
-func (g *grounder) pairHolds(fs []*pairFilter, t *tuple, r *rel, ri int) (holds, decided bool) {
-	rw := &r.rows[ri]
-	for _, pf := range fs {
-		var key [2]*row
-		key[1] = rw
+// keep filters the candidates of the prefix t by the extra filters, into
+// buf; not decided when one depends on a decision after all.
+func (g *grounder) keep(fs []*pairFilter, t *tuple, r *rel, cands, buf []candidate) ([]candidate, bool) {
+	verdicts := make([][]int8, len(fs))
+	for i, pf := range fs {
+		var other *row
 		if pf.other >= 0 {
-			key[0] = t.rows[pf.other]
+			other = t.rows[pf.other]
 		}
-		h, ok := pf.memo[key]
-		if !ok {
-			last := len(t.rows) - 1
-			saved := t.rows[last]
-			t.rows[last] = rw
-			ft, _ := truth(g.expr(pf.f, scope{t: t}))
-			t.rows[last] = saved
-			if !isTrue(ft) && !isFalse(ft) {
-				return false, false
-			}
-			h = isTrue(ft)
-			pf.memo[key] = h
+		v := pf.memo[other]
+		if v == nil {
+			v = make([]int8, len(r.rows))
+			pf.memo[other] = v
 		}
-		if !h {
-			return false, true
-		}
+		verdicts[i] = v
 	}
-	return true, true
+	last := len(t.rows) - 1
+	saved := t.rows[last]
+	defer func() { t.rows[last] = saved }()
+	buf = buf[:0]
+next:
+	for _, c := range cands {
+		for i, pf := range fs {
+			switch verdicts[i][c.row] {
+			case pairFails:
+				continue next
+			case pairUnknown:
+				t.rows[last] = &r.rows[c.row]
+				ft, _ := truth(g.expr(pf.f, scope{t: t}))
+				switch {
+				case isTrue(ft):
+					verdicts[i][c.row] = pairHolds
+				case isFalse(ft):
+					verdicts[i][c.row] = pairFails
+					continue next
+				default:
+					return nil, false
+				}
+			}
+		}
+		buf = append(buf, c)
+	}
+	return buf, true
 }
 
 // binListOf returns the bin of an index list, made once per list: every
@@ -273,12 +290,20 @@ func (g *grounder) binListOf(cands []candidate) (*binList, bool) {
 	}
 	l := &binList{items: make([]cp.IntVar, len(cands)), cands: cands}
 	h := uint64(len(cands))
-	for i, c := range cands {
-		e, ok := c.guard.(fEq)
-		if !ok || e.not || i > 0 && e.v != l.v {
+	for i := range cands {
+		c := &cands[i]
+		x, v := c.x, c.v
+		if c.guard != nil {
+			e, ok := c.guard.(fEq)
+			if !ok || e.not {
+				return nil, false
+			}
+			x, v = e.x, e.v
+		}
+		if i > 0 && v != l.v {
 			return nil, false
 		}
-		l.v, l.items[i] = e.v, e.x
+		l.v, l.items[i] = v, x
 		h = (h ^ uint64(c.row)) * 0x100000001B3
 	}
 	for _, o := range g.rowSeqs[h] {
@@ -329,7 +354,7 @@ func (g *grounder) lazySizes(e *ir.Agg, grp *group) ([]int64, bool) {
 	copy(t.rows, part.prefix.rows)
 	sizes := make([]int64, len(part.cands))
 	for i, c := range part.cands {
-		t.rows[lz.src], t.guard = &lz.r.rows[c.row], c.guard
+		t.rows[lz.src], t.guard = &lz.r.rows[c.row], c.cond()
 		v, ok := size(t)
 		if !ok {
 			if own {

@@ -327,7 +327,7 @@ func (g *grounder) joinPruned(q *ir.Query, outer *tuple, skip []skipRow) []*tupl
 					continue
 				}
 				rw := &r.rows[c.row]
-				guard := and2(and2(t.guard, rw.guard), c.guard)
+				guard := and2(and2(t.guard, rw.guard), c.cond())
 				if isFalse(guard) {
 					continue
 				}
@@ -450,10 +450,21 @@ func (g *grounder) newTuple(n int) *tuple {
 }
 
 // candidate is a row of the next source and the extra condition under
-// which it joins.
+// which it joins: guard, or when guard is nil "x = v" (the index of a
+// decision column lists rows × values; the form is made when used).
 type candidate struct {
 	row   int
 	guard form
+	x     cp.IntVar
+	v     int64
+}
+
+// cond is the condition under which the candidate joins.
+func (c *candidate) cond() form {
+	if c.guard != nil {
+		return c.guard
+	}
+	return fEq{x: c.x, v: c.v}
 }
 
 // lookupPlan says how to find the rows of source i that join a tuple.
@@ -644,11 +655,17 @@ func (g *grounder) varIndexOf(r *rel, col int) map[int64][]candidate {
 			return nil
 		}
 		n, nullable := g.nullOf[x]
-		for _, d := range g.m.VarDomain(x.Index()).Values() {
+		dom := g.m.VarDomain(x.Index())
+		fixed := dom.Size() == 1
+		for _, d := range dom.Values() {
 			if nullable && d == n {
 				continue // NULL matches nothing
 			}
-			ix[d] = append(ix[d], candidate{row: i, guard: g.eq(x, d)})
+			if fixed {
+				ix[d] = append(ix[d], candidate{row: i, guard: fTrue})
+				continue
+			}
+			ix[d] = append(ix[d], candidate{row: i, x: x, v: d})
 		}
 	}
 	g.varIndex[k] = ix
