@@ -19,6 +19,10 @@ func (g *grounder) expr(e ir.Expr, sc scope) value {
 				return x
 			}
 			t, f := truth(x)
+			if x.k == kBool {
+				// NOT keeps the operand's NULL condition.
+				return value{k: kBool, t: f, f: t, null: x.null}
+			}
 			return boolVal(f, t)
 		}
 		l, null, ok := g.asLin(x)
@@ -35,9 +39,9 @@ func (g *grounder) expr(e ir.Expr, sc scope) value {
 			null = fConst(x.c == nil)
 		}
 		if e.Not {
-			return boolVal(neg(null), null)
+			return twoValued(neg(null), null)
 		}
-		return boolVal(null, neg(null))
+		return twoValued(null, neg(null))
 	case *ir.Coalesce:
 		return g.coalesce(e, sc)
 	case *ir.Case:
@@ -52,9 +56,9 @@ func (g *grounder) expr(e ir.Expr, sc scope) value {
 		}
 		t := or(gs...)
 		if e.Not {
-			return boolVal(neg(t), t)
+			return twoValued(neg(t), t)
 		}
-		return boolVal(t, neg(t))
+		return twoValued(t, neg(t))
 	case *ir.Scalar:
 		return g.scalar(e, sc)
 	case *ir.Agg:

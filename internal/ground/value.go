@@ -176,6 +176,18 @@ func boolVal(t, f form) value {
 	return value{k: kBool, t: t, f: f, null: and(neg(t), neg(f))}
 }
 
+// twoValued is a Boolean that is never NULL (EXISTS, IS NULL): f is not
+// t, and its NULL condition is false without building "neither t nor f".
+func twoValued(t, f form) value {
+	switch {
+	case isTrue(t):
+		return constVal(true)
+	case isTrue(f):
+		return constVal(false)
+	}
+	return value{k: kBool, t: t, f: f, null: fFalse}
+}
+
 func (v value) isNullConst() bool { return v.k == kConst && v.c == nil }
 
 // truth returns the "is true" and "is false" forms of a Boolean value.
