@@ -130,10 +130,16 @@ func (g *grounder) binary(e *ir.Binary, sc scope) value {
 		r := g.expr(e.R, sc)
 		lt, lf := truth(l)
 		rt, rf := truth(r)
-		if e.Op == "and" {
-			return boolVal(and(lt, rt), or(lf, rf))
+		// Without a NULL operand the result is never NULL: its NULL
+		// condition is not built by negating both sides.
+		build := boolVal
+		if !l.mayBeNull() && !r.mayBeNull() {
+			build = twoValued
 		}
-		return boolVal(or(lt, rt), and(lf, rf))
+		if e.Op == "and" {
+			return build(and(lt, rt), or(lf, rf))
+		}
+		return build(or(lt, rt), and(lf, rf))
 	case "=", "<>", "<", "<=", ">", ">=":
 		return g.compare(e.Op, g.expr(e.L, sc), g.expr(e.R, sc))
 	}
@@ -260,7 +266,15 @@ func (g *grounder) compare(op string, l, r value) value {
 			atom = g.atom(d, 0, maxInt)
 		}
 	}
-	return boolVal(and(atom, notNull), and(neg(atom), notNull))
+	if isTrue(notNull) {
+		return twoValued(atom, neg(atom))
+	}
+	// NULL exactly when an operand is.
+	t, f := and(atom, notNull), and(neg(atom), notNull)
+	if isFalse(t) && isFalse(f) {
+		return constVal(nil)
+	}
+	return value{k: kBool, t: t, f: f, null: neg(notNull)}
 }
 
 func isBoolConst(v value) bool {

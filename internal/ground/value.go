@@ -188,6 +188,14 @@ func twoValued(t, f form) value {
 	return value{k: kBool, t: t, f: f, null: fFalse}
 }
 
+// mayBeNull reports whether v can be NULL.
+func (v value) mayBeNull() bool {
+	if v.k == kConst {
+		return v.c == nil
+	}
+	return v.null != nil && !isFalse(v.null)
+}
+
 func (v value) isNullConst() bool { return v.k == kConst && v.c == nil }
 
 // truth returns the "is true" and "is false" forms of a Boolean value.
