@@ -10,11 +10,11 @@ where pending_pod.node_name is null
    or exists (select 1 from term_domain_match m where m.pod_name = t.pod_name and m.anti = false
               and m.label_key = t.label_key and m.label_value = t.label_value
               and m.topology_key = t.topology_key and m.node_name = pending_pod.node_name)
-   or (t.topology_key = 'kubernetes.io/hostname' and exists (select 1 from pending_pod q
-       join batch_pod_label l on l.pod_name = q.pod_name
-       where l.label_key = t.label_key and l.label_value = t.label_value
+   or (t.topology_key = 'kubernetes.io/hostname' and exists (select 1 from batch_pod_label l
+       join pending_pod q on q.pod_name = l.pod_name
+       where l.label_value = t.label_value and l.label_key = t.label_key
          and q.pod_name <> t.pod_name and q.node_name = pending_pod.node_name))
-   or (t.pod_name in (select s.pod_name from batch_pod_label s where s.label_key = t.label_key
-                      and s.label_value = t.label_value)
+   or (t.pod_name in (select s.pod_name from batch_pod_label s where s.label_value = t.label_value
+                      and s.label_key = t.label_key)
        and not exists (select 1 from term_domain_match m where m.pod_name = t.pod_name and m.anti = false
                        and m.label_key = t.label_key and m.label_value = t.label_value));
