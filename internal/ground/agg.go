@@ -174,9 +174,15 @@ func (g *grounder) minMax(isMin bool, vs []lin, ps []form) value {
 	exprs := make([]cp.LinearExpr, len(kept))
 	for i, v := range kept {
 		var e lin
-		if v.isConst() {
+		switch {
+		case v.isConst():
 			e = constLin(neutral).add(g.indicator(pres[i]), v.k-neutral)
-		} else {
+		case g.zeroWhenAbsent(v, pres[i]):
+			// A bin's spare room (capacity - load): absent, the loads are
+			// 0 and v is its constant part, so "present ? v : neutral" is
+			// v + (neutral - v.k)·(1 - [present]), without a variable.
+			e = v.add(constLin(neutral-v.k), 1).add(g.indicator(pres[i]), v.k-neutral)
+		default:
 			e = g.ite(pres[i], v, constLin(neutral))
 		}
 		exprs[i] = e.expr()

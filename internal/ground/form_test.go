@@ -69,7 +69,7 @@ func TestHoldsAtZeroAndPairs(t *testing.T) {
 	m := cp.NewModel()
 	l := m.NewIntVar(0, 10, "load")
 	x := m.NewIntVar(0, 3, "x")
-	loads := map[cp.IntVar]bool{l: true}
+	loads := map[cp.IntVar]binKey{l: {}}
 	if !holdsAtZero(fLin{e: varLin(l), lo: minInt, hi: 4}, loads) {
 		t.Error("load <= 4 holds with no member present")
 	}

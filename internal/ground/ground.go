@@ -84,7 +84,8 @@ type grounder struct {
 	stamp     int32
 	loadOrder []*loadSet
 	recent    []*loadSet // the load sets loadFor returned last
-	loadVars  map[cp.IntVar]bool
+	loadVars  map[cp.IntVar]binKey // every load, by the bin it is of
+	itemSets  int                  // distinct item sets of loads so far
 	// sizes memoises the item sizes of sum aggregates by source row (see
 	// sizeOf); -1 marks a row whose value is not a size.
 	sizes map[*ir.Agg]map[*row]int64
@@ -126,7 +127,7 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		origin:     map[*row]RowRef{},
 		blameByKey: map[string]*Blame{},
 		loads:      map[uint64][]*loadSet{},
-		loadVars:   map[cp.IntVar]bool{},
+		loadVars:   map[cp.IntVar]binKey{},
 		sizes:      map[*ir.Agg]map[*row]int64{},
 		lastSizes:  map[*ir.Agg]*memberSizes{},
 		binLists:   map[*candidate]*binList{},

@@ -71,6 +71,38 @@ type loadSet struct {
 	last      []cp.IntVar
 	lastSizes []int64
 	total     int64 // the sum of sizes, -1 until computed
+	itemsID   int   // the same for load sets over the same items
+}
+
+// binKey identifies a bin: its items (a loadSet's itemsID) and value. All
+// loads of one bin are 0 when no item takes the value.
+type binKey struct {
+	items int
+	v     int64
+}
+
+// zeroWhenAbsent reports whether pres is "count ≥ 1" over a bin and every
+// variable of e is a load of that bin: when the bin is empty, e is its
+// constant part.
+func (g *grounder) zeroWhenAbsent(e lin, pres form) bool {
+	p, ok := pres.(fLin)
+	if !ok || p.lo != 1 || p.hi != maxInt || len(e.terms) == 0 {
+		return false
+	}
+	c, k, off, ok := p.e.single()
+	if !ok || k != 1 || off != 0 {
+		return false
+	}
+	key, ok := g.loadVars[c]
+	if !ok {
+		return false
+	}
+	for _, t := range e.terms {
+		if kt, ok := g.loadVars[t.v]; !ok || kt != key {
+			return false
+		}
+	}
+	return true
 }
 
 // recentLoads is how many load sets loadFor compares before hashing: a
@@ -111,7 +143,17 @@ func (g *grounder) loadFor(v int64, items []cp.IntVar, sizes []int64) cp.IntVar 
 		for k, i := range idx {
 			sorted[k], sz[k] = items[i], sizes[i]
 		}
-		ls = &loadSet{items: sorted, sizes: sz, bins: map[int64]cp.IntVar{}, total: -1}
+		ls = &loadSet{items: sorted, sizes: sz, bins: map[int64]cp.IntVar{}, total: -1, itemsID: -1}
+		for _, o := range g.loadOrder {
+			if slices.Equal(o.items, sorted) {
+				ls.itemsID = o.itemsID
+				break
+			}
+		}
+		if ls.itemsID < 0 {
+			ls.itemsID = g.itemSets
+			g.itemSets++
+		}
 		g.loads[h] = append(g.loads[h], ls)
 		g.loadOrder = append(g.loadOrder, ls)
 	}
@@ -141,7 +183,7 @@ func (g *grounder) loadIn(ls *loadSet, v int64) cp.IntVar {
 	l := g.m.NewIntVar(0, ls.total, "")
 	ls.bins[v] = l
 	ls.order = append(ls.order, v)
-	g.loadVars[l] = true
+	g.loadVars[l] = binKey{ls.itemsID, v}
 	return l
 }
 
@@ -224,13 +266,13 @@ func (g *grounder) guardForBin(b *binGroup, f form) (guard, rest form) {
 }
 
 // holdsAtZero reports whether f is true when every load variable is 0.
-func holdsAtZero(f form, loads map[cp.IntVar]bool) bool {
+func holdsAtZero(f form, loads map[cp.IntVar]binKey) bool {
 	switch f := f.(type) {
 	case fConst:
 		return bool(f)
 	case fLin:
 		for _, t := range f.e.terms {
-			if !loads[t.v] {
+			if _, ok := loads[t.v]; !ok {
 				return false
 			}
 		}
