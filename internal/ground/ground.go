@@ -83,7 +83,7 @@ type grounder struct {
 	marks     []int32 // per variable index: stamp of the last binOf that saw it
 	stamp     int32
 	loadOrder []*loadSet
-	recent    []*loadSet // the load sets loadFor returned last
+	recent    []*loadSet           // the load sets loadFor returned last
 	loadVars  map[cp.IntVar]binKey // every load, by the bin it is of
 	itemSets  int                  // distinct item sets of loads so far
 	// sizes memoises the item sizes of sum aggregates by source row (see
