@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // smallMaxMin builds a small max-min spare-capacity packing (two
@@ -92,7 +93,11 @@ func TestObjectiveBoundIsValid(t *testing.T) {
 	}
 	for seed := uint64(0); seed < uint64(n); seed++ {
 		m, best, feasible := smallMaxMin(seed)
-		for _, p := range []Params{{Seed: 1, NodeLimit: 1}, {Seed: 2, NodeLimit: 5, DisableLNS: true}, {Seed: 3}} {
+		// With an improvement timeout the probe runs after the first
+		// solution (the last two): its bound is as valid, and meeting
+		// the incumbent proves it optimal.
+		for _, p := range []Params{{Seed: 1, NodeLimit: 1}, {Seed: 2, NodeLimit: 5, DisableLNS: true}, {Seed: 3},
+			{Seed: 4, NodeLimit: 3, ImprovementTimeout: time.Hour}, {Seed: 5, ImprovementTimeout: time.Hour}} {
 			r, err := m.Solve(context.Background(), p)
 			if err != nil {
 				t.Fatal(err)

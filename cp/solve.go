@@ -128,19 +128,23 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 		}
 	}
 	base := len(m.assumptions)
-	if !p.StopAfterFirstSolution {
-		// The bound probe serves a search that runs on: bound its time
-		// (it costs tens of ms on Weave's placement models) by a tenth of
-		// the limit, and by the improvement timeout, which a search
-		// whose incumbent is already optimal would otherwise wait out.
-		var budget time.Duration
-		if !c.deadline.IsZero() {
-			budget = time.Until(c.deadline) / 10
-		}
-		if p.ImprovementTimeout > 0 && (budget == 0 || p.ImprovementTimeout < budget) {
-			budget = p.ImprovementTimeout
-		}
-		if !s.probeObjectiveBound(c, 24, budget) {
+	// The bound probe serves a search that runs on: bound its time (it
+	// costs tens of ms on Weave's placement models) by a tenth of the
+	// limit, and by the improvement timeout, which a search whose
+	// incumbent is already optimal would otherwise wait out. With an
+	// improvement timeout the caller wants a solution soon: the probe
+	// runs after the first one, inside the wait for an improvement, and
+	// ends the search when it meets the incumbent.
+	probeLater := p.ImprovementTimeout > 0 && !p.StopAfterFirstSolution
+	var probeBudget time.Duration
+	if !c.deadline.IsZero() {
+		probeBudget = time.Until(c.deadline) / 10
+	}
+	if p.ImprovementTimeout > 0 && (probeBudget == 0 || p.ImprovementTimeout < probeBudget) {
+		probeBudget = p.ImprovementTimeout
+	}
+	if !p.StopAfterFirstSolution && !probeLater {
+		if !s.probeObjectiveBound(c, 24, probeBudget) {
 			if s.aborted {
 				return Unknown, nil
 			}
@@ -178,6 +182,21 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 		s.backtrackTo(base)
 		if res == dfsStopped {
 			break
+		}
+		if probeLater && c.best != nil && s.hasObj {
+			probeLater = false
+			if !s.probeObjectiveBound(c, 24, probeBudget) {
+				if s.aborted {
+					break
+				}
+				return Optimal, nil // nothing better than the incumbent
+			}
+			if c.stopped {
+				break
+			}
+			if s.lo[s.objVar] >= c.bestObj {
+				return Optimal, nil // the bound meets the incumbent
+			}
 		}
 		c.restarts++
 		if s.impliedUnderBound(c, &cliqueObj) {
