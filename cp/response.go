@@ -26,7 +26,9 @@ type Params struct {
 	// has been found for that long since the last one (status Feasible,
 	// unless optimality was proven first): for a loop that would rather
 	// act on a good solution now than on a slightly better one at the time
-	// limit. The clock starts at the first solution.
+	// limit. The clock starts at the first solution. With it, the
+	// objective-bound probe runs after the first solution rather than
+	// before the search, so that solution comes sooner.
 	ImprovementTimeout time.Duration
 }
 
