@@ -61,6 +61,8 @@ type store struct {
 	// every node); invalidated by every change and undo.
 	sz   []int64
 	szOK []bool
+	// stampSink receives the stamps keepHolding loads ahead of use.
+	stampSink uint32
 }
 
 // newRev allocates a reversible array of n values (restored on backtrack).
@@ -194,6 +196,18 @@ func (st *store) keepHolding(vs []int32, x int64) []int32 {
 		}
 		vs[n] = v
 		n += in
+	}
+	if st.levels > 0 {
+		// The removals that follow read each holder's trail stamp, in
+		// another array: load those back to back as well (the sink keeps
+		// the loads).
+		var sink uint32
+		for _, v := range vs[:n] {
+			if w := st.wstamp[v]; w != nil {
+				sink |= w[(x-st.base[v])>>6]
+			}
+		}
+		st.stampSink = sink
 	}
 	return vs[:n]
 }
