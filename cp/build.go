@@ -70,8 +70,10 @@ func newSolver(m *Model, withObjective bool) (s *solver, ok bool) {
 	s = &solver{m: m, cur: -1, failedProp: -1}
 	s.touch = s.onTouch
 	valueVar := make([]bool, len(m.doms))
+	aux := 1 // auxiliary variables: one per expression, and the objective's
 	for ci := range m.cons {
 		c := &m.cons[ci]
+		aux += len(c.Exprs)
 		switch c.Kind {
 		case KindBinPacking, KindAllDifferent, KindMembership, KindNonMembership, KindEqLit:
 			for _, x := range c.Vars {
@@ -79,7 +81,7 @@ func newSolver(m *Model, withObjective bool) (s *solver, ok bool) {
 			}
 		}
 	}
-	n := len(m.doms) + len(m.cons) + 1 // room for auxiliaries
+	n := len(m.doms) + aux
 	s.lo, s.hi, s.base = make([]int64, 0, n), make([]int64, 0, n), make([]int64, 0, n)
 	s.bits, s.ivs = make([][]uint64, 0, n), make([][]interval, 0, n)
 	s.wstamp, s.sz, s.szOK = make([][]uint32, 0, n), make([]int64, 0, n), make([]bool, 0, n)
