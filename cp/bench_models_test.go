@@ -62,3 +62,28 @@ func BenchmarkPlacementModel(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkModelRebuild re-adds the variables and constraints of the
+// placement models through Model.newVar and Model.add, as a caller
+// building them constraint by constraint would (the scheduler builds
+// one per batch): it measures the model's own bookkeeping.
+func BenchmarkModelRebuild(b *testing.B) {
+	for _, n := range []int{500, 5000, 10000} {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			src, err := loadModel(fmt.Sprintf("testdata/placement%d.json.gz", n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				m := NewModel()
+				for v, d := range src.doms {
+					m.newVar(d, src.names[v], src.origin[v])
+				}
+				for i := range src.cons {
+					m.add(src.cons[i])
+				}
+			}
+		})
+	}
+}

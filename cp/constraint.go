@@ -1,6 +1,9 @@
 package cp
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // ConstraintKind names a constraint type; it is the key of
 // Stats.ConstraintsByKind and appears in errors.
@@ -114,6 +117,13 @@ func (c Constraint) Index() int {
 }
 
 func (m *Model) add(ci ConstraintInfo) Constraint {
+	if len(m.cons) == cap(m.cons) {
+		// Double the capacity: append grows large slices by a quarter,
+		// which copied a 16,000-constraint model (about 300 bytes a
+		// constraint) several times over and left as much garbage to
+		// scan.
+		m.cons = slices.Grow(m.cons, max(len(m.cons), 64))
+	}
 	m.cons = append(m.cons, ci)
 	return Constraint{m: m, idx: len(m.cons) - 1}
 }

@@ -1,7 +1,7 @@
 package cp
 
 import (
-	"fmt"
+	"encoding/binary"
 	"slices"
 	"sort"
 )
@@ -110,43 +110,35 @@ func (s *solver) initHeuristics() {
 // everything).
 func (m *Model) objectiveNeighbourhood(depth int) []bool {
 	n := len(m.doms)
-	varCons := make([][]int32, n)
-	conVars := make([][]int32, len(m.cons))
+	// The incidence is built flat, variables per constraint then
+	// constraints per variable (counted first): a slice per variable cost
+	// 7 ms on a 10,000-node placement model, most of the solver's setup.
+	conStart := make([]int32, len(m.cons)+1)
+	var conVar []int32
 	for ci := range m.cons {
 		c := &m.cons[ci]
-		if c.Kind == KindBinPacking {
-			continue
+		if c.Kind != KindBinPacking {
+			conVar = appendConVars(conVar, c)
 		}
-		var vs []int32
-		for _, x := range c.Vars {
-			vs = append(vs, x.idx)
-		}
-		for _, l := range c.Lits {
-			vs = append(vs, l.idx>>1)
-		}
-		for _, l := range c.Enforcement {
-			vs = append(vs, l.idx>>1)
-		}
-		for _, x := range c.Loads {
-			vs = append(vs, x.idx)
-		}
-		for _, e := range c.Exprs {
-			for _, x := range e.Vars {
-				vs = append(vs, x.idx)
-			}
-		}
-		switch c.Kind {
-		case KindElement, KindVarElement, KindMinEquality, KindMaxEquality:
-			vs = append(vs, c.Target.idx)
-			if c.Kind == KindElement || c.Kind == KindVarElement {
-				vs = append(vs, c.Index.idx)
-			}
-		}
-		conVars[ci] = vs
-		for _, v := range vs {
-			varCons[v] = append(varCons[v], int32(ci))
+		conStart[ci+1] = int32(len(conVar))
+	}
+	varStart := make([]int32, n+1)
+	for _, v := range conVar {
+		varStart[v+1]++
+	}
+	for v := range n {
+		varStart[v+1] += varStart[v]
+	}
+	varCon := make([]int32, len(conVar))
+	fill := append([]int32(nil), varStart[:n]...)
+	for ci := range m.cons {
+		for _, v := range conVar[conStart[ci]:conStart[ci+1]] {
+			varCon[fill[v]] = int32(ci)
+			fill[v]++
 		}
 	}
+	conVars := func(ci int32) []int32 { return conVar[conStart[ci]:conStart[ci+1]] }
+	varCons := func(v int32) []int32 { return varCon[varStart[v]:varStart[v+1]] }
 	mark := make([]bool, n)
 	usedCon := make([]bool, len(m.cons))
 	var frontier []int32
@@ -162,12 +154,12 @@ func (m *Model) objectiveNeighbourhood(depth int) []bool {
 			if m.origin[v] == originConstant {
 				continue
 			}
-			for _, ci := range varCons[v] {
+			for _, ci := range varCons(v) {
 				if usedCon[ci] {
 					continue
 				}
 				usedCon[ci] = true
-				for _, w := range conVars[ci] {
+				for _, w := range conVars(ci) {
 					if !mark[w] {
 						mark[w] = true
 						next = append(next, w)
@@ -178,6 +170,36 @@ func (m *Model) objectiveNeighbourhood(depth int) []bool {
 		frontier = next
 	}
 	return mark
+}
+
+// appendConVars appends the variables c mentions (literals as their
+// variables), as objectiveNeighbourhood links them.
+func appendConVars(vs []int32, c *ConstraintInfo) []int32 {
+	for _, x := range c.Vars {
+		vs = append(vs, x.idx)
+	}
+	for _, l := range c.Lits {
+		vs = append(vs, l.idx>>1)
+	}
+	for _, l := range c.Enforcement {
+		vs = append(vs, l.idx>>1)
+	}
+	for _, x := range c.Loads {
+		vs = append(vs, x.idx)
+	}
+	for _, e := range c.Exprs {
+		for _, x := range e.Vars {
+			vs = append(vs, x.idx)
+		}
+	}
+	switch c.Kind {
+	case KindElement, KindVarElement, KindMinEquality, KindMaxEquality:
+		vs = append(vs, c.Target.idx)
+		if c.Kind == KindElement || c.Kind == KindVarElement {
+			vs = append(vs, c.Index.idx)
+		}
+	}
+	return vs
 }
 
 // worstFit returns the value of item variable v whose bin keeps the most
@@ -279,7 +301,7 @@ func (s *solver) initFitIndexes() {
 				if _, ok := id[r.p]; !ok {
 					id[r.p] = len(id)
 				}
-				key = fmt.Appendf(key, "%d,", id[r.p])
+				key = binary.AppendUvarint(key, uint64(id[r.p])) // fmt per item: 2 ms on 10,000 nodes
 				props = append(props, r.p)
 			}
 		}

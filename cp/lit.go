@@ -77,7 +77,7 @@ func (m *Model) EqLit(x IntVar, v int64) Lit {
 	b := m.newVar(NewDomain(0, 1), fmt.Sprintf("%v==%d", x, v), originEncoding)
 	l := Lit{m: m, idx: b.idx << 1}
 	m.eqCache[k] = l
-	m.cons = append(m.cons, ConstraintInfo{Kind: KindEqLit, Vars: []IntVar{x}, Lits: []Lit{l}, Values: []int64{v}})
+	m.add(ConstraintInfo{Kind: KindEqLit, Vars: []IntVar{x}, Lits: []Lit{l}, Values: []int64{v}})
 	return l
 }
 
@@ -102,6 +102,6 @@ func (m *Model) LeLit(x IntVar, v int64) Lit {
 	b := m.newVar(NewDomain(0, 1), fmt.Sprintf("%v<=%d", x, v), originEncoding)
 	l := Lit{m: m, idx: b.idx << 1}
 	m.leCache[k] = l
-	m.cons = append(m.cons, ConstraintInfo{Kind: KindLeLit, Vars: []IntVar{x}, Lits: []Lit{l}, Values: []int64{v}})
+	m.add(ConstraintInfo{Kind: KindLeLit, Vars: []IntVar{x}, Lits: []Lit{l}, Values: []int64{v}})
 	return l
 }

@@ -359,22 +359,23 @@ func (s *solver) rankBins(c *searchCtl, st *lnsState) {
 // notePartial records the current node's assignment of the decision
 // variables if it fixes more of them than any node of this round.
 func (s *solver) notePartial(c *searchCtl) {
+	// One pass into a scratch buffer, kept if deeper: during a plunge
+	// every node is deeper, and counting then copying read every
+	// decision variable twice per node (5,000 items: a tenth of the
+	// search to a first solution).
+	buf := c.roundNext
 	n := 0
-	for _, v := range s.decisionVars {
+	for k, v := range s.decisionVars {
+		x := int64(partialUnset)
 		if s.lo[v] == s.hi[v] {
+			x = s.lo[v]
 			n++
 		}
+		buf[k] = x
 	}
-	if n <= c.roundCount {
-		return
-	}
-	c.roundCount = n
-	for k, v := range s.decisionVars {
-		if s.lo[v] == s.hi[v] {
-			c.roundBest[k] = s.lo[v]
-		} else {
-			c.roundBest[k] = partialUnset
-		}
+	if n > c.roundCount {
+		c.roundCount = n
+		c.roundBest, c.roundNext = buf, c.roundBest
 	}
 }
 
@@ -383,6 +384,7 @@ func (s *solver) startPartial(c *searchCtl) {
 	if c.partial == nil {
 		c.partial = make([]int64, len(s.decisionVars))
 		c.roundBest = make([]int64, len(s.decisionVars))
+		c.roundNext = make([]int64, len(s.decisionVars))
 		for k := range c.partial {
 			c.partial[k] = partialUnset
 		}

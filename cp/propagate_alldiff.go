@@ -22,6 +22,7 @@ type allDiffProp struct {
 	done     int32   // 1 + rev array id of the processed flags, 0 before the first run
 	union    []uint64
 	fixedVal []int64 // scratch for cannotHold
+	cand     []int32 // scratch for filter: members that may hold a fixed value
 }
 
 func (p *allDiffProp) propagate(s *solver) bool {
@@ -145,6 +146,7 @@ func (p *allDiffProp) filter(s *solver) bool {
 			}
 			s.setRev(rev, i, 1)
 			x := s.lo[v]
+			cand := p.cand[:0]
 			for k, w := range p.vars {
 				if k == i || x < s.lo[w] || x > s.hi[w] {
 					continue
@@ -152,13 +154,18 @@ func (p *allDiffProp) filter(s *solver) bool {
 				if s.lo[w] == s.hi[w] {
 					return false // two variables fixed to x
 				}
-				if s.contains(w, x) {
-					if !s.remove(w, x) {
-						return false
-					}
-					if s.lo[w] == s.hi[w] {
-						changed = true
-					}
+				cand = append(cand, w)
+			}
+			// Membership first, then removals (see keepHolding): removing
+			// x from one member changes no other member's domain.
+			cand = s.keepHolding(cand, x)
+			p.cand = cand
+			for _, w := range cand {
+				if !s.remove(w, x) {
+					return false
+				}
+				if s.lo[w] == s.hi[w] {
+					changed = true
 				}
 			}
 		}

@@ -44,6 +44,7 @@ type binPackProp struct {
 	req    []int64
 	pos    []int64
 	buf    []int32
+	cand   []int32 // filterBin scratch: items that may lose a bin
 
 	// Incremental state (inc == true).
 	inc      bool
@@ -215,6 +216,10 @@ func (p *binPackProp) propagate(s *solver) bool {
 			}
 		}
 		// 2. Tighten the loads and filter the dirty bins.
+		if !p.bulkSlack(s, req) {
+			p.reset()
+			return false
+		}
 		for len(p.dirtyB) > 0 {
 			j := p.dirtyB[len(p.dirtyB)-1]
 			p.dirtyB = p.dirtyB[:len(p.dirtyB)-1]
@@ -462,13 +467,18 @@ func (p *binPackProp) filterBin(s *solver, j int, req []int64) bool {
 		// Items with size in (slack, old] may still have j; larger ones
 		// were removed when the slack was old.
 		k := sort.Search(len(p.sizeDesc), func(k int) bool { return p.sizeDesc[k] <= old })
+		cand := p.cand[:0]
 		for ; k < len(p.bySize) && p.sizeDesc[k] > slack; k++ {
-			i := p.bySize[k]
-			v := p.items[i]
-			if s.lo[v] != s.hi[v] && s.contains(v, bv) {
-				if !s.remove(v, bv) {
-					return false
-				}
+			v := p.items[p.bySize[k]]
+			if s.lo[v] != s.hi[v] && bv >= s.lo[v] && bv <= s.hi[v] {
+				cand = append(cand, v)
+			}
+		}
+		cand = s.keepHolding(cand, bv)
+		p.cand = cand
+		for _, v := range cand {
+			if !s.remove(v, bv) {
+				return false
 			}
 		}
 	}
@@ -483,6 +493,96 @@ func (p *binPackProp) filterBin(s *solver, j int, req []int64) bool {
 		}
 	}
 	return true
+}
+
+// bulkSlack performs, item by item, the removals that filterBin would
+// make bin by bin for the dirty bins whose slack (hi(load) - required)
+// dropped, when those are many: at the root every bin's slack drops from
+// unbounded to its capacity, and a bound on the objective lowers every
+// capacity at once, which removed millions of (item, bin) pairs one value
+// at a time (a cache miss, a trail entry and a notification each). Items
+// go by increasing size while a bitset collects the bins whose slack is
+// below the size, and whole words of the item's domain are cleared. The
+// bins' recorded slack is then updated, so filterBin finds nothing left
+// to remove.
+func (p *binPackProp) bulkSlack(s *solver, req []int64) bool {
+	if len(p.dirtyB) < bulkSlackMinBins || s.revs[p.rSum][2] == 0 {
+		return true
+	}
+	// Cost of the per-bin scans (items with size in (slack, old]) against
+	// that of a pass over every item's words.
+	type binSlack struct {
+		j     int32
+		slack int64
+	}
+	var drop []binSlack
+	scans := 0
+	for _, j := range p.dirtyB {
+		slack, old := s.hi[p.loads[j]]-req[j], s.revs[p.rSlack][j]
+		if slack >= old || slack < 0 {
+			continue // nothing to remove, or overfull (filterBin fails it)
+		}
+		a := sort.Search(len(p.sizeDesc), func(k int) bool { return p.sizeDesc[k] <= old })
+		b := sort.Search(len(p.sizeDesc), func(k int) bool { return p.sizeDesc[k] <= slack })
+		scans += b - a
+		drop = append(drop, binSlack{j, slack})
+	}
+	if scans < len(s.revs[p.rKnown]) {
+		return true
+	}
+	sort.Slice(drop, func(a, b int) bool { return drop[a].slack < drop[b].slack })
+	tooSmall := make([]uint64, (len(p.dense)+63)/64)
+	next := 0
+	for k := len(p.bySize) - 1; k >= 0; k-- { // increasing size
+		i := p.bySize[k]
+		sz := p.sizes[i]
+		for ; next < len(drop) && drop[next].slack < sz; next++ {
+			x := p.bins[drop[next].j] - p.binLo
+			tooSmall[x>>6] |= 1 << (x & 63)
+		}
+		v := p.items[i]
+		if next == 0 || s.lo[v] == s.hi[v] {
+			continue
+		}
+		if s.ctl != nil && s.rootStop() {
+			return false
+		}
+		// Item bit t is bin offset t + d.
+		d := s.base[v] - p.binLo
+		a, z := s.lo[v]-s.base[v], s.hi[v]-s.base[v]
+		for wi := a >> 6; wi <= z>>6; wi++ {
+			m := bitWindow(tooSmall, wi<<6+d)
+			if m&s.bits[v][wi] != 0 && !s.removeBits(v, int(wi), m) {
+				return false
+			}
+		}
+	}
+	for _, b := range drop {
+		s.setRev(p.rSlack, int(b.j), b.slack)
+	}
+	return true
+}
+
+// bulkSlackMinBins is the number of dirty bins from which bulkSlack
+// compares the costs at all (a decision dirties one or two; a variable
+// for tests).
+var bulkSlackMinBins = 64
+
+// bitWindow returns bits start..start+63 of the bitset bs (zero outside).
+func bitWindow(bs []uint64, start int64) uint64 {
+	n := int64(len(bs)) << 6
+	if start <= -64 || start >= n {
+		return 0
+	}
+	if start < 0 {
+		return bs[0] << -start
+	}
+	q, r := start>>6, start&63
+	w := bs[q] >> r
+	if r != 0 && q+1 < int64(len(bs)) {
+		w |= bs[q+1] << (64 - r)
+	}
+	return w
 }
 
 // totalRule: when every item must be packed into a listed bin, the loads

@@ -42,6 +42,7 @@ type searchCtl struct {
 	partialCount int
 	roundBest    []int64
 	roundCount   int
+	roundNext    []int64 // notePartial scratch, swapped with roundBest
 }
 
 const partialUnset = minInt64

@@ -49,13 +49,15 @@ const (
 
 type solver struct {
 	store
-	m      *Model
-	props  []propInfo
-	watch  [][]int32 // var -> propagators
-	notify [][]notifyEnt
-	inQ    []bool
-	queues [2][]int32
-	cur    int32 // propagator running, -1 if none
+	m     *Model
+	props []propInfo
+	watch [][]int32 // var -> propagators
+	// watchSlab is free room for watch lists (see appendWatch).
+	watchSlab []int32
+	notify    [][]notifyEnt
+	inQ       []bool
+	queues    [2][]int32
+	cur       int32 // propagator running, -1 if none
 
 	// Clauses use two watched literals; literal l is 2*var+neg as in Lit.
 	clauses  [][]int32
@@ -160,6 +162,23 @@ func (s *solver) enqueue(p int32) {
 	}
 }
 
+// appendWatch appends id to a watch list, growing lists in slices carved
+// from a shared slab: a list per variable allocated on its own was
+// 60,000 allocations per solve on a 10,000-node placement model.
+func (s *solver) appendWatch(w []int32, id int32) []int32 {
+	if len(w) == cap(w) {
+		k := max(2*len(w), 2)
+		if len(s.watchSlab) < k {
+			s.watchSlab = make([]int32, max(k, 1<<14))
+		}
+		nw := s.watchSlab[:len(w):k]
+		s.watchSlab = s.watchSlab[k:]
+		copy(nw, w)
+		w = nw
+	}
+	return append(w, id)
+}
+
 func (s *solver) addProp(p propagator, vars []int32, prio uint8, selfWake bool, con int) int32 {
 	id := int32(len(s.props))
 	// Deduplicate with a stamp per variable (no map per propagator).
@@ -171,7 +190,7 @@ func (s *solver) addProp(p propagator, vars []int32, prio uint8, selfWake bool, 
 		if s.stamp[v] != id {
 			s.stamp[v] = id
 			vs = append(vs, v)
-			s.watch[v] = append(s.watch[v], id)
+			s.watch[v] = s.appendWatch(s.watch[v], id)
 		}
 	}
 	s.props = append(s.props, propInfo{p: p, vars: vs, prio: prio, selfWake: selfWake, con: con, weight: 1})

@@ -61,6 +61,8 @@ type store struct {
 	// every node); invalidated by every change and undo.
 	sz   []int64
 	szOK []bool
+	// stampSink receives the stamps keepHolding loads ahead of use.
+	stampSink uint32
 }
 
 // newRev allocates a reversible array of n values (restored on backtrack).
@@ -175,6 +177,39 @@ func (st *store) contains(v int32, x int64) bool {
 		return b[k>>6]&(1<<(k&63)) != 0
 	}
 	return Domain{st.ivs[v]}.Contains(x)
+}
+
+// keepHolding keeps, in order, the variables of vs whose domain holds x;
+// x must be within each one's bounds. The bitset tests are independent
+// loads issued back to back: on large models each is a cache miss, and
+// interleaved with the removals that follow them they were paid one
+// after another (a bin filling up leaves thousands of items).
+func (st *store) keepHolding(vs []int32, x int64) []int32 {
+	n := 0
+	for _, v := range vs {
+		var in int
+		if b := st.bits[v]; b != nil {
+			k := x - st.base[v]
+			in = int(b[k>>6] >> (k & 63) & 1)
+		} else if (Domain{st.ivs[v]}).Contains(x) {
+			in = 1
+		}
+		vs[n] = v
+		n += in
+	}
+	if st.levels > 0 {
+		// The removals that follow read each holder's trail stamp, in
+		// another array: load those back to back as well (the sink keeps
+		// the loads).
+		var sink uint32
+		for _, v := range vs[:n] {
+			if w := st.wstamp[v]; w != nil {
+				sink |= w[(x-st.base[v])>>6]
+			}
+		}
+		st.stampSink = sink
+	}
+	return vs[:n]
 }
 
 // next returns the smallest value >= x in v's domain.
@@ -370,6 +405,65 @@ func (st *store) remove(v int32, x int64) bool {
 	}
 	st.setIvs(v, d.Intersect(DomainFromValues(x).Complement()).ivs)
 	return true
+}
+
+// removeBits deletes from bitset variable v the values of word wi whose
+// bits are set in m (offsets from the base; bits outside [lo, hi] are
+// ignored): one trail entry and one notification per word, where remove
+// would cost one per value (a propagator clearing thousands of bins from
+// an item at once). It reports false on a wipe-out.
+func (st *store) removeBits(v int32, wi int, m uint64) bool {
+	b := st.bits[v]
+	a, z := st.lo[v]-st.base[v], st.hi[v]-st.base[v]
+	m &= b[wi] & windowMask(int64(wi), a, z)
+	if m == 0 {
+		return true
+	}
+	// The bounds move with setMin and setMax (which find the next value
+	// in the bitset); only values strictly inside are cleared here, so
+	// the domain never has a bound outside the bitset.
+	loGone := a>>6 == int64(wi) && m&(1<<(a&63)) != 0
+	hiGone := z>>6 == int64(wi) && m&(1<<(z&63)) != 0
+	if loGone {
+		m &^= 1 << (a & 63)
+	}
+	if hiGone {
+		m &^= 1 << (z & 63)
+	}
+	if m != 0 {
+		e := trailEnt{v: v, kind: tWord, w: int32(wi), old: int64(b[wi])}
+		st.last = e
+		st.sz[v] -= int64(bits.OnesCount64(m)) // inside (lo, hi): exact if the cache is valid
+		if st.levels > 0 && st.wstamp[v][wi] != st.epoch {
+			st.wstamp[v][wi] = st.epoch
+			st.trail.push(e)
+		}
+		b[wi] &^= m
+		st.touch(v)
+	}
+	if loGone && !st.setMin(v, st.lo[v]+1) {
+		return false
+	}
+	if hiGone && !st.setMax(v, st.hi[v]-1) {
+		return false
+	}
+	return true
+}
+
+// windowMask is the mask of the bits of word wi within offsets [a, b].
+func windowMask(wi, a, b int64) uint64 {
+	lo, hi := wi<<6, wi<<6+63
+	if hi < a || lo > b {
+		return 0
+	}
+	m := ^uint64(0)
+	if a > lo {
+		m &^= 1<<(a-lo) - 1
+	}
+	if b < hi {
+		m &= 1<<(b-lo+1) - 1
+	}
+	return m
 }
 
 func (st *store) setIvs(v int32, ivs []interval) {
