@@ -265,7 +265,7 @@ next:
 				continue next
 			case pairUnknown:
 				t.rows[last] = &r.rows[c.row]
-				ft, _ := truth(g.expr(pf.f, scope{t: t}))
+				ft := truthT(g.expr(pf.f, scope{t: t}))
 				switch {
 				case isTrue(ft):
 					verdicts[i][c.row] = pairHolds

@@ -269,7 +269,7 @@ func (g *grounder) joinPruned(q *ir.Query, outer *tuple, skip []skipRow) []*tupl
 	for _, f := range q.Filters {
 		lvl := maxSource(f)
 		if lvl < 0 {
-			t, _ := truth(g.expr(f, scope{t: start}))
+			t := truthT(g.expr(f, scope{t: start}))
 			start.guard = and(start.guard, t)
 			continue
 		}
@@ -348,7 +348,7 @@ func (g *grounder) joinPruned(q *ir.Query, outer *tuple, skip []skipRow) []*tupl
 							continue
 						}
 					}
-					ft, _ := truth(g.expr(f, scope{t: nt}))
+					ft := truthT(g.expr(f, scope{t: nt}))
 					if guard = and2(guard, ft); isFalse(guard) {
 						break
 					}
@@ -588,7 +588,7 @@ func (p *lookupPlan) scan(g *grounder, t *tuple, r *rel, v value) []candidate {
 	out := make([]candidate, 0, len(r.rows))
 	for i := range r.rows {
 		eq := g.compare("=", v, r.rows[i].vals[p.col])
-		tf, _ := truth(eq)
+		tf := truthT(eq)
 		if !isFalse(tf) {
 			out = append(out, candidate{row: i, guard: tf})
 		}
@@ -705,7 +705,7 @@ func (g *grounder) project(q *ir.Query, outer *tuple) *rel {
 		for _, grp := range g.groupsOf(q, outer) {
 			guard := g.groupGuard(grp)
 			for _, h := range q.Having {
-				ht, _ := truth(g.expr(h, scope{grp: grp}))
+				ht := truthT(g.expr(h, scope{grp: grp}))
 				guard = and(guard, ht)
 			}
 			if isFalse(guard) {
@@ -996,7 +996,8 @@ func (g *grounder) alternatives(v value) []alternative {
 	case kConst:
 		return []alternative{{v, fTrue}}
 	case kBool:
-		return []alternative{{constVal(true), v.t}, {constVal(false), v.f}, {constVal(nil), v.null}}
+		t, f := truth(v)
+		return []alternative{{constVal(true), t}, {constVal(false), f}, {constVal(nil), v.null}}
 	case kStr:
 		var out []alternative
 		for _, d := range g.m.VarDomain(v.sv.Index()).Values() {

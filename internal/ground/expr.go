@@ -39,9 +39,9 @@ func (g *grounder) expr(e ir.Expr, sc scope) value {
 			null = fConst(x.c == nil)
 		}
 		if e.Not {
-			return twoValued(neg(null), null)
+			return twoValued(neg(null))
 		}
-		return twoValued(null, neg(null))
+		return twoValued(null)
 	case *ir.Coalesce:
 		return g.coalesce(e, sc)
 	case *ir.Case:
@@ -56,9 +56,9 @@ func (g *grounder) expr(e ir.Expr, sc scope) value {
 		}
 		t := or(gs...)
 		if e.Not {
-			return twoValued(neg(t), t)
+			return twoValued(neg(t))
 		}
-		return twoValued(t, neg(t))
+		return twoValued(t)
 	case *ir.Scalar:
 		return g.scalar(e, sc)
 	case *ir.Agg:
@@ -128,18 +128,21 @@ func (g *grounder) binary(e *ir.Binary, sc scope) value {
 			}
 		}
 		r := g.expr(e.R, sc)
+		// Without a NULL operand the result is never NULL: only its "is
+		// true" side is built (twoValued).
+		if !l.mayBeNull() && !r.mayBeNull() {
+			lt, rt := truthT(l), truthT(r)
+			if e.Op == "and" {
+				return twoValued(and(lt, rt))
+			}
+			return twoValued(or(lt, rt))
+		}
 		lt, lf := truth(l)
 		rt, rf := truth(r)
-		// Without a NULL operand the result is never NULL: its NULL
-		// condition is not built by negating both sides.
-		build := boolVal
-		if !l.mayBeNull() && !r.mayBeNull() {
-			build = twoValued
-		}
 		if e.Op == "and" {
-			return build(and(lt, rt), or(lf, rf))
+			return boolVal(and(lt, rt), or(lf, rf))
 		}
-		return build(or(lt, rt), and(lf, rf))
+		return boolVal(or(lt, rt), and(lf, rf))
 	case "=", "<>", "<", "<=", ">", ">=":
 		return g.compare(e.Op, g.expr(e.L, sc), g.expr(e.R, sc))
 	}
@@ -267,7 +270,7 @@ func (g *grounder) compare(op string, l, r value) value {
 		}
 	}
 	if isTrue(notNull) {
-		return twoValued(atom, neg(atom))
+		return twoValued(atom)
 	}
 	// NULL exactly when an operand is.
 	t, f := and(atom, notNull), and(neg(atom), notNull)
@@ -362,7 +365,7 @@ func (g *grounder) caseExpr(e *ir.Case, sc scope) value {
 			}
 			return g.expr(e.Else, sc)
 		}
-		ct, _ := truth(g.expr(e.Whens[i].Cond, sc))
+		ct := truthT(g.expr(e.Whens[i].Cond, sc))
 		if isTrue(ct) {
 			return g.expr(e.Whens[i].Result, sc)
 		}

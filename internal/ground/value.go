@@ -176,16 +176,18 @@ func boolVal(t, f form) value {
 	return value{k: kBool, t: t, f: f, null: and(neg(t), neg(f))}
 }
 
-// twoValued is a Boolean that is never NULL (EXISTS, IS NULL): f is not
-// t, and its NULL condition is false without building "neither t nor f".
-func twoValued(t, f form) value {
+// twoValued is a Boolean that is never NULL (EXISTS, IS NULL, AND/OR and
+// comparisons of operands that cannot be NULL): it is false exactly when
+// t does not hold, so its "is false" form is neg(t), built only when asked
+// for (truth) — a hard check reads only its "is true" side (truthT).
+func twoValued(t form) value {
 	switch {
 	case isTrue(t):
 		return constVal(true)
-	case isTrue(f):
+	case isFalse(t):
 		return constVal(false)
 	}
-	return value{k: kBool, t: t, f: f, null: fFalse}
+	return value{k: kBool, t: t, null: fFalse}
 }
 
 // mayBeNull reports whether v can be NULL.
@@ -209,9 +211,21 @@ func truth(v value) (t, f form) {
 			return fFalse, fFalse
 		}
 	case kBool:
+		if v.f == nil {
+			return v.t, neg(v.t) // two-valued
+		}
 		return v.t, v.f
 	}
 	panic("truth of a non-Boolean value")
+}
+
+// truthT returns the "is true" form of a Boolean value.
+func truthT(v value) form {
+	if v.k == kBool {
+		return v.t
+	}
+	t, _ := truth(v)
+	return t
 }
 
 // asLin returns an integer value as a linear expression (Booleans count

@@ -26,11 +26,11 @@ func (g *grounder) hard(v *ir.View) {
 				if f, hit := memo[key]; hit {
 					ct = f
 				} else {
-					ct, _ = truth(g.expr(q.Check, scope{t: t}))
+					ct = truthT(g.expr(q.Check, scope{t: t}))
 					memo[key] = ct
 				}
 			} else {
-				ct, _ = truth(g.expr(q.Check, scope{t: t}))
+				ct = truthT(g.expr(q.Check, scope{t: t}))
 			}
 			if g.opts.Explain && !isTrue(ct) && !isFalse(t.guard) {
 				dec, data := g.rowRefs(t)
@@ -56,7 +56,7 @@ func (g *grounder) hard(v *ir.View) {
 			g.assume = &l
 		}
 		if q.Check != nil {
-			ct, _ := truth(g.expr(q.Check, scope{grp: grp}))
+			ct := truthT(g.expr(q.Check, scope{grp: grp}))
 			switch {
 			case len(q.GroupBy) == 0:
 				// Without group by the single group always exists, even
@@ -172,7 +172,7 @@ func (g *grounder) rowSkips(q *ir.Query) []skipRow {
 			if memo[ri] == 0 {
 				t := &tuple{rows: make([]*row, len(q.From))}
 				t.rows[src] = &r.rows[ri]
-				ct, _ := truth(g.expr(check, scope{t: t}))
+				ct := truthT(g.expr(check, scope{t: t}))
 				memo[ri] = -1
 				if isTrue(ct) {
 					memo[ri] = 1
