@@ -18,7 +18,26 @@ func (g *grounder) hard(v *ir.View) {
 		// such rows are not paired at all.
 		deps := sourcesRead(q.Check)
 		memo := map[[2]*row]form{}
-		tuples := g.joinPruned(q, nil, g.rowSkips(q))
+		skips := g.rowSkips(q)
+		// When the check holds for every row of a source (every node is
+		// ready), no pair posts anything: nothing to join.
+		for i, skip := range skips {
+			if skip == nil || q.From[i].Kind == ir.FromQuery && q.From[i].Query.Correlated {
+				continue
+			}
+			r := g.source(q.From[i], nil)
+			all := true
+			for ri := range r.rows {
+				if !skip(r, ri) {
+					all = false
+					break
+				}
+			}
+			if all {
+				return
+			}
+		}
+		tuples := g.joinPruned(q, nil, skips)
 		for _, t := range tuples {
 			var ct form
 			key, ok := memoKey(t, deps)
