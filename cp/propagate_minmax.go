@@ -15,13 +15,33 @@ func (p *minMaxProp) propagate(s *solver) bool {
 		return true
 	}
 	t := p.target
-	// Bounds of the min (or max) of the arguments.
+	// Bounds of the min (or max) of the arguments, with the argument that
+	// decides the min's lower bound (the max's upper bound) and the next
+	// best value: they settle the second pass below without it when the
+	// target's bound is the arguments' own.
 	lo, hi := s.lo[p.args[0]], s.hi[p.args[0]]
-	for _, a := range p.args[1:] {
-		if p.isMax {
-			lo, hi = max(lo, s.lo[a]), max(hi, s.hi[a])
-		} else {
-			lo, hi = min(lo, s.lo[a]), min(hi, s.hi[a])
+	best, next, self := p.args[0], int64(0), p.args[0] == t
+	if p.isMax {
+		next = minInt64
+		for _, a := range p.args[1:] {
+			self = self || a == t
+			if h := s.hi[a]; h > hi {
+				best, next, hi = a, hi, h
+			} else {
+				next = max(next, h)
+			}
+			lo = max(lo, s.lo[a])
+		}
+	} else {
+		next = maxInt64
+		for _, a := range p.args[1:] {
+			self = self || a == t
+			if l := s.lo[a]; l < lo {
+				best, next, lo = a, lo, l
+			} else {
+				next = min(next, l)
+			}
+			hi = min(hi, s.hi[a])
 		}
 	}
 	if st == 0 {
@@ -32,6 +52,24 @@ func (p *minMaxProp) propagate(s *solver) bool {
 	}
 	if !s.setMin(t, lo) || !s.setMax(t, hi) {
 		return false
+	}
+	// The second pass bounds every argument by the target and counts the
+	// arguments that can reach it. When the target's bound is the
+	// arguments' own (lo(t) == min lo(a): no argument is below it), the
+	// bounding changes nothing and the count is known: best reaches it,
+	// and another one does iff the next best value does. A pass over
+	// 10,000 arguments per wake-up was a sixth of a placement search.
+	if !self && !p.isMax && s.lo[t] == lo {
+		if next > s.hi[t] {
+			return s.setMax(best, s.hi[t]) // only best can reach the min
+		}
+		return true
+	}
+	if !self && p.isMax && s.hi[t] == hi {
+		if next < s.lo[t] {
+			return s.setMin(best, s.lo[t])
+		}
+		return true
 	}
 	// Every argument is >= the min (<= the max); some argument must reach
 	// the target, and if only one can, it is bounded by the target.
