@@ -238,9 +238,10 @@ where t.required = true;
 -- once per distinct selector (the replicas of a deployment share theirs),
 -- not once per term: the pods of a label are many. Both sides are derived
 -- tables so that SQLite, which has no statistics, reads the batch's terms
--- first and not every term of the cluster per domain.
+-- first and not every term of the cluster per domain. No duplicates: a
+-- node has one value per label key, so distinct domains give distinct nodes.
 create view term_domain_match as
-select distinct t.pod_name, t.anti, t.label_key, t.label_value, t.topology_key, dn.node_name
+select t.pod_name, t.anti, t.label_key, t.label_value, t.topology_key, dn.node_name
 from (select distinct pod_name, namespace, anti, label_key, label_value, topology_key from batch_affinity_term) t
 join (select distinct s.namespace, s.label_key, s.label_value, s.topology_key, dq.label_value as domain
       from (select distinct namespace, label_key, label_value, topology_key from batch_affinity_term) s
