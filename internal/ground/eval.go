@@ -636,7 +636,17 @@ func (g *grounder) varIndexOf(r *rel, col int) map[int64][]candidate {
 	if ix, ok := g.varIndex[k]; ok {
 		return ix
 	}
-	ix := map[int64][]candidate{}
+	// Values are bucketed in a slice while they are small and dense (string
+	// codes, node numbers), and by map otherwise: rows × values appends.
+	var dense [][]candidate
+	sparse := map[int64][]candidate{}
+	add := func(d int64, c candidate) {
+		if d >= 0 && d < int64(len(dense)) {
+			dense[d] = append(dense[d], c)
+			return
+		}
+		sparse[d] = append(sparse[d], c)
+	}
 	for i, rw := range r.rows {
 		v := rw.vals[col]
 		var x cp.IntVar
@@ -656,16 +666,29 @@ func (g *grounder) varIndexOf(r *rel, col int) map[int64][]candidate {
 		}
 		n, nullable := g.nullOf[x]
 		dom := g.m.VarDomain(x.Index())
+		if dense == nil && dom.Min() >= 0 && dom.Max() < 1<<16 {
+			dense = make([][]candidate, max(dom.Max()+1, int64(len(g.dict.str))))
+		}
 		fixed := dom.Size() == 1
-		for _, d := range dom.Values() {
-			if nullable && d == n {
-				continue // NULL matches nothing
+		for _, iv := range dom.Intervals() {
+			for d := iv[0]; ; d++ {
+				switch {
+				case nullable && d == n: // NULL matches nothing
+				case fixed:
+					add(d, candidate{row: i, guard: fTrue})
+				default:
+					add(d, candidate{row: i, x: x, v: d})
+				}
+				if d == iv[1] {
+					break
+				}
 			}
-			if fixed {
-				ix[d] = append(ix[d], candidate{row: i, guard: fTrue})
-				continue
-			}
-			ix[d] = append(ix[d], candidate{row: i, x: x, v: d})
+		}
+	}
+	ix := sparse
+	for d, cs := range dense {
+		if len(cs) > 0 {
+			ix[int64(d)] = cs
 		}
 	}
 	g.varIndex[k] = ix
