@@ -93,6 +93,10 @@ type solver struct {
 	varWeight []int64 // Σ weights of the propagators on a variable
 	branchOn  []int32 // decision variables, user variables first
 	tierEnd   []int   // ends of the branching tiers in branchOn
+	// revs[rLive] is a bitset over the positions of branchOn: a clear bit
+	// is a fixed variable, which choose clears as it meets them (trailed,
+	// so backtracking sets it again) and then skips a word at a time.
+	rLive int32
 	// decisionVars is the first tier (the decision strategy or the
 	// inferred decision variables), or every user variable; LNS fixes
 	// and relaxes these.
