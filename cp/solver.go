@@ -33,6 +33,10 @@ type notifier interface{ notify(pos int32) }
 type notifyEnt struct {
 	p   notifier
 	pos int32
+	// quiet, if set, suppresses the call while *quiet is 0 and the
+	// variable is unfixed (a reversible count the notifier reads first
+	// itself: skipping the call here saves an indirect call per removal).
+	quiet *int64
 }
 
 type decision struct {
@@ -144,6 +148,9 @@ func (s *solver) level() int { return len(s.levelStart) }
 
 func (s *solver) onTouch(v int32) {
 	for _, e := range s.notify[v] {
+		if e.quiet != nil && *e.quiet == 0 && s.lo[v] != s.hi[v] {
+			continue
+		}
 		e.p.notify(e.pos)
 	}
 	for _, p := range s.watch[v] {
