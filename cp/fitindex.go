@@ -139,7 +139,7 @@ func (s *solver) newFitIndex(props []*binPackProp) *fitIndex {
 			room := s.hi[l] - s.lo[l]
 			i := (ix.n + int(lf[j])) * ix.stride
 			a[i+k], a[i+ix.r+k] = room, room
-			s.notify[l] = append(s.notify[l], notifyEnt{ix, int32(k*len(p.bins) + j)})
+			s.notify[l] = append(s.notify[l], notifyEnt{p: ix, pos: int32(k*len(p.bins) + j)})
 		}
 	}
 	for t := range ix.n {

@@ -405,4 +405,9 @@ func (s *solver) initTiers() {
 	if len(s.decisionVars) == 0 {
 		s.decisionVars = s.branchOn
 	}
+	s.rLive = s.newRev((len(s.branchOn) + 63) / 64)
+	live := s.revs[s.rLive]
+	for k := range s.branchOn {
+		live[k>>6] |= int64(1) << (k & 63)
+	}
 }

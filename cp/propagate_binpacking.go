@@ -134,12 +134,14 @@ func (p *binPackProp) initIncremental(s *solver) bool {
 	for i := range p.full {
 		p.full[i] = true
 	}
+	// notify does nothing for an unfixed item while no bin needs load.
+	needy := &s.revs[p.rNeedy][len(p.bins)]
 	for i, v := range p.items {
-		s.notify[v] = append(s.notify[v], notifyEnt{p, int32(i)})
+		s.notify[v] = append(s.notify[v], notifyEnt{p, int32(i), needy})
 		p.markItem(int32(i))
 	}
 	for j, l := range p.loads {
-		s.notify[l] = append(s.notify[l], notifyEnt{p, -1 - int32(j)})
+		s.notify[l] = append(s.notify[l], notifyEnt{p: p, pos: -1 - int32(j)})
 		p.markBin(int32(j))
 	}
 	return true

@@ -2,6 +2,7 @@ package cp
 
 import (
 	"context"
+	"math/bits"
 	"math/rand/v2"
 	"time"
 )
@@ -43,6 +44,9 @@ type searchCtl struct {
 	roundBest    []int64
 	roundCount   int
 	roundNext    []int64 // notePartial scratch, swapped with roundBest
+	// partialPending: the current node (or the one a conflict returns
+	// to) is still to be offered to notePartial (see flushPartial).
+	partialPending bool
 }
 
 const partialUnset = minInt64
@@ -87,13 +91,15 @@ const (
 // refutation) and branch-and-bound: every solution tightens objUB.
 func (s *solver) dfs(c *searchCtl, base int, conflictLimit int64) dfsResult {
 	startConf := c.conflicts
+	c.partialPending = false
 	for {
 		if s.propagate() {
 			if s.shouldStop(c) {
+				s.flushPartial(c)
 				return dfsStopped
 			}
 			if c.partial != nil && c.best == nil {
-				s.notePartial(c)
+				c.partialPending = true
 			}
 			d, ok := s.choose(c)
 			if !ok {
@@ -132,6 +138,7 @@ func (s *solver) dfs(c *searchCtl, base int, conflictLimit int64) dfsResult {
 			c.lastConf = d.v // last-conflict reasoning (Lecoutre et al. 2009)
 		}
 		s.backtrackTo(s.level() - 1)
+		s.flushPartial(c)
 		s.apply(d, true)
 		if conflictLimit > 0 && c.conflicts-startConf >= conflictLimit {
 			if s.propagate() || s.level() > base {
@@ -141,6 +148,22 @@ func (s *solver) dfs(c *searchCtl, base int, conflictLimit int64) dfsResult {
 		}
 		if s.shouldStop(c) {
 			return dfsStopped
+		}
+	}
+}
+
+// flushPartial offers the pending node to notePartial. Domains only
+// shrink below a node, so of the nodes of a dive the deepest fixes the
+// most decision variables (a superset, with the same values): offering
+// only the last successful node before the search leaves it (a conflict
+// below returns to exactly that state; a stop keeps the current,
+// deeper, one) keeps the same deepest assignment as offering every node,
+// without a pass over the decision variables at each of them.
+func (s *solver) flushPartial(c *searchCtl) {
+	if c.partialPending {
+		c.partialPending = false
+		if c.partial != nil && c.best == nil {
+			s.notePartial(c)
 		}
 	}
 }
@@ -184,15 +207,41 @@ func (s *solver) choose(c *searchCtl) (decision, bool) {
 	}
 	best := int32(-1)
 	var bestScore float64
+	live := s.revs[s.rLive]
+	lo, hi, sz, szOK, wt, sc := s.lo, s.hi, s.sz, s.szOK, s.varWeight, s.h.scores
 	start := 0
 	for _, end := range s.tierEnd {
-		for _, v := range s.branchOn[start:end] {
-			if s.lo[v] == s.hi[v] {
-				continue
+		for wi := start >> 6; wi<<6 < end; wi++ {
+			w := uint64(live[wi])
+			if lo := start - wi<<6; lo > 0 {
+				w &^= 1<<lo - 1
 			}
-			score := s.branchScore(v)
-			if best < 0 || score < bestScore || (score == bestScore && s.h.prio[v] > s.h.prio[best]) {
-				best, bestScore = v, score
+			if hi := end - wi<<6; hi < 64 {
+				w &= 1<<hi - 1
+			}
+			fixed := uint64(0)
+			for ; w != 0; w &= w - 1 {
+				b := bits.TrailingZeros64(w)
+				v := s.branchOn[wi<<6+b]
+				if lo[v] == hi[v] {
+					fixed |= 1 << b
+					continue
+				}
+				// branchScore, with its common case (cached size and
+				// score) inline: this runs for every unfixed decision
+				// variable at every node.
+				var score float64
+				if c := &sc[v]; szOK[v] && c.size == sz[v] && c.weight == wt[v] {
+					score = c.score
+				} else {
+					score = s.branchScore(v)
+				}
+				if best < 0 || score < bestScore || (score == bestScore && s.h.prio[v] > s.h.prio[best]) {
+					best, bestScore = v, score
+				}
+			}
+			if fixed != 0 {
+				s.setRev(s.rLive, wi, int64(uint64(live[wi])&^fixed))
 			}
 		}
 		if best >= 0 {

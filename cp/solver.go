@@ -33,6 +33,10 @@ type notifier interface{ notify(pos int32) }
 type notifyEnt struct {
 	p   notifier
 	pos int32
+	// quiet, if set, suppresses the call while *quiet is 0 and the
+	// variable is unfixed (a reversible count the notifier reads first
+	// itself: skipping the call here saves an indirect call per removal).
+	quiet *int64
 }
 
 type decision struct {
@@ -93,6 +97,10 @@ type solver struct {
 	varWeight []int64 // Σ weights of the propagators on a variable
 	branchOn  []int32 // decision variables, user variables first
 	tierEnd   []int   // ends of the branching tiers in branchOn
+	// revs[rLive] is a bitset over the positions of branchOn: a clear bit
+	// is a fixed variable, which choose clears as it meets them (trailed,
+	// so backtracking sets it again) and then skips a word at a time.
+	rLive int32
 	// decisionVars is the first tier (the decision strategy or the
 	// inferred decision variables), or every user variable; LNS fixes
 	// and relaxes these.
@@ -140,6 +148,9 @@ func (s *solver) level() int { return len(s.levelStart) }
 
 func (s *solver) onTouch(v int32) {
 	for _, e := range s.notify[v] {
+		if e.quiet != nil && *e.quiet == 0 && s.lo[v] != s.hi[v] {
+			continue
+		}
 		e.p.notify(e.pos)
 	}
 	for _, p := range s.watch[v] {
