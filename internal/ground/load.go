@@ -234,12 +234,6 @@ func (g *grounder) flushLoads() {
 	}
 }
 
-// loadAggregate computes count/sum over a bin group as a load, when every
-// member contributes a constant non-negative size.
-func (g *grounder) loadAggregate(b *binGroup, sizes []int64) value {
-	return intVal(varLin(g.loadFor(b.v, b.items, sizes)), fFalse)
-}
-
 // guardForBin simplifies "present → f" for a bin group: the conjunct of f
 // that is presence itself is dropped (the group exists), and when the rest
 // holds with every load at zero (no member present), f is required
