@@ -666,8 +666,10 @@ func (g *grounder) varIndexOf(r *rel, col int) map[int64][]candidate {
 		}
 		n, nullable := g.nullOf[x]
 		dom := g.m.VarDomain(x.Index())
-		if dense == nil && dom.Min() >= 0 && dom.Max() < 1<<16 {
-			dense = make([][]candidate, max(dom.Max()+1, int64(len(g.dict.str))))
+		// Dense only up to the string codes in use (or a few thousand
+		// values): an integer column over a wide range stays in the map.
+		if limit := int64(max(len(g.dict.str), 4096)); dense == nil && dom.Min() >= 0 && dom.Max() < limit {
+			dense = make([][]candidate, min(limit, max(dom.Max()+1, int64(len(g.dict.str)))))
 		}
 		fixed := dom.Size() == 1
 		for _, iv := range dom.Intervals() {
