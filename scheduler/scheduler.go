@@ -38,7 +38,9 @@ type Config struct {
 	// ImprovementTimeout ends a solve once the placement has not improved
 	// for that long (Weave's SolveOptions.ImprovementTimeout), so a batch
 	// takes milliseconds rather than Timeout: load-balancing objectives
-	// are rarely proven optimal. 0 means 20ms; negative waits for Timeout.
+	// are rarely proven optimal, and on the nginx+redis and heterogeneous
+	// workloads waiting 20 ms instead of 5 ms improved neither the objective
+	// nor the pods placed. 0 means 5ms; negative waits for Timeout.
 	ImprovementTimeout time.Duration
 	// Verify makes Weave re-check every solution inside the database
 	// (tests); the scheduler's own check (Check) always runs.
@@ -113,7 +115,7 @@ func New(cfg Config) (*Scheduler, error) {
 	}
 	switch {
 	case cfg.ImprovementTimeout == 0:
-		cfg.ImprovementTimeout = 20 * time.Millisecond
+		cfg.ImprovementTimeout = 5 * time.Millisecond
 	case cfg.ImprovementTimeout < 0:
 		cfg.ImprovementTimeout = 0
 	}

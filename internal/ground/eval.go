@@ -636,17 +636,23 @@ func (g *grounder) varIndexOf(r *rel, col int) map[int64][]candidate {
 	if ix, ok := g.varIndex[k]; ok {
 		return ix
 	}
-	// Values are bucketed in a slice while they are small and dense (string
-	// codes, node numbers), and by map otherwise: rows × values appends.
-	var dense [][]candidate
-	sparse := map[int64][]candidate{}
-	add := func(d int64, c candidate) {
-		if d >= 0 && d < int64(len(dense)) {
-			dense[d] = append(dense[d], c)
-			return
-		}
-		sparse[d] = append(sparse[d], c)
+	// Two passes over rows × values: count each value's candidates, then
+	// fill one slab cut into exact lists (appending grew every list from
+	// nothing: ~8 copies per list and twice the memory for the collector
+	// to scan). Values are counted in a slice while they are small and
+	// dense (string codes, node numbers), and in a map otherwise.
+	type entry struct {
+		x        cp.IntVar
+		null     int64
+		nullable bool
+		fixed    bool
+		dom      cp.Domain
 	}
+	entries := make([]entry, len(r.rows))
+	var dense []int32
+	sparse := map[int64]int32{}
+	limit := int64(max(len(g.dict.str), 4096))
+	total := 0
 	for i, rw := range r.rows {
 		v := rw.vals[col]
 		var x cp.IntVar
@@ -668,33 +674,71 @@ func (g *grounder) varIndexOf(r *rel, col int) map[int64][]candidate {
 		dom := g.m.VarDomain(x.Index())
 		// Dense only up to the string codes in use (or a few thousand
 		// values): an integer column over a wide range stays in the map.
-		if limit := int64(max(len(g.dict.str), 4096)); dense == nil && dom.Min() >= 0 && dom.Max() < limit {
-			dense = make([][]candidate, min(limit, max(dom.Max()+1, int64(len(g.dict.str)))))
+		if dense == nil && dom.Min() >= 0 && dom.Max() < limit {
+			dense = make([]int32, min(limit, max(dom.Max()+1, int64(len(g.dict.str)))))
 		}
-		fixed := dom.Size() == 1
-		for _, iv := range dom.Intervals() {
-			for d := iv[0]; ; d++ {
-				switch {
-				case nullable && d == n: // NULL matches nothing
-				case fixed:
-					add(d, candidate{row: i, guard: fTrue})
-				default:
-					add(d, candidate{row: i, x: x, v: d})
-				}
-				if d == iv[1] {
-					break
-				}
+		entries[i] = entry{x: x, null: n, nullable: nullable, fixed: dom.Size() == 1, dom: dom}
+		eachValue(dom, func(d int64) {
+			if nullable && d == n {
+				return // NULL matches nothing
 			}
-		}
+			total++
+			if d >= 0 && d < int64(len(dense)) {
+				dense[d]++
+			} else {
+				sparse[d]++
+			}
+		})
 	}
-	ix := sparse
-	for d, cs := range dense {
+	slab := make([]candidate, total)
+	denseLists := make([][]candidate, len(dense))
+	sparseLists := make(map[int64][]candidate, len(sparse))
+	at := 0
+	for d, n := range dense {
+		denseLists[d] = slab[at : at : at+int(n)]
+		at += int(n)
+	}
+	for d, n := range sparse {
+		sparseLists[d] = slab[at : at : at+int(n)]
+		at += int(n)
+	}
+	for i := range entries {
+		e := &entries[i]
+		eachValue(e.dom, func(d int64) {
+			if e.nullable && d == e.null {
+				return
+			}
+			c := candidate{row: i, x: e.x, v: d}
+			if e.fixed {
+				c = candidate{row: i, guard: fTrue}
+			}
+			if d >= 0 && d < int64(len(denseLists)) {
+				denseLists[d] = append(denseLists[d], c)
+			} else {
+				sparseLists[d] = append(sparseLists[d], c)
+			}
+		})
+	}
+	ix := sparseLists
+	for d, cs := range denseLists {
 		if len(cs) > 0 {
 			ix[int64(d)] = cs
 		}
 	}
 	g.varIndex[k] = ix
 	return ix
+}
+
+// eachValue calls f with each value of dom in increasing order.
+func eachValue(dom cp.Domain, f func(int64)) {
+	for _, iv := range dom.Intervals() {
+		for d := iv[0]; ; d++ {
+			f(d)
+			if d == iv[1] {
+				break
+			}
+		}
+	}
 }
 
 func (g *grounder) indexOf(r *rel, col int) map[any][]candidate {
