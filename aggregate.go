@@ -33,6 +33,9 @@ type Aggregate struct {
 var AllDifferent = Aggregate{
 	Name: "all_different",
 	Post: func(m *cp.Model, values []cp.LinearExpr, present []cp.Lit) []cp.Constraint {
+		if c := allDifferentExcept(m, values, present); c != nil {
+			return c
+		}
 		// Rows present under one literal L (an explanation's assumption
 		// on the group), the others always: one all_different over every
 		// row enforced by L, and one over the rows always present. The
@@ -105,6 +108,40 @@ var AllDifferent = Aggregate{
 }
 
 var builtinAggregates = map[string]Aggregate{"all_different": AllDifferent}
+
+// allDifferentExcept posts all_different over a nullable decision column
+// (SQL aggregates skip NULL) as one all_different except the column's NULL
+// code: every row is present exactly when its variable is not that code
+// (or always, if the variable cannot take it). It returns nil when the
+// group is not of that shape.
+func allDifferentExcept(m *cp.Model, values []cp.LinearExpr, present []cp.Lit) []cp.Constraint {
+	var null int64
+	found := false
+	xs := make([]cp.IntVar, len(values))
+	for i, e := range values {
+		if len(e.Vars) != 1 || e.Coeffs[0] != 1 || e.Offset != 0 {
+			return nil
+		}
+		xs[i] = e.Vars[0]
+		if present[i] == m.TrueLit() {
+			continue
+		}
+		x, v, negated, ok := m.EqLitOf(present[i])
+		if !ok || !negated || x != xs[i] || found && v != null {
+			return nil
+		}
+		null, found = v, true
+	}
+	if !found {
+		return nil
+	}
+	for i, x := range xs {
+		if present[i] == m.TrueLit() && m.VarDomain(x.Index()).Contains(null) {
+			return nil // always present, yet may take the exempt code
+		}
+	}
+	return []cp.Constraint{m.AddAllDifferentExcept([]int64{null}, xs...)}
+}
 
 // asVar turns an expression into a variable: the variable itself, a
 // constant, or a new variable equal to the expression.

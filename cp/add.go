@@ -1,6 +1,9 @@
 package cp
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // satSub returns a-b clamped to [-2*MaxMagnitude, 2*MaxMagnitude], which is
 // wide enough to compare against any expression range.
@@ -106,6 +109,24 @@ func (m *Model) AddAllDifferent(vars ...IntVar) Constraint {
 		return m.rejected()
 	}
 	return m.add(ConstraintInfo{Kind: KindAllDifferent, Vars: append([]IntVar(nil), vars...)})
+}
+
+// AddAllDifferentExcept adds "vars take pairwise distinct values, except
+// that any number of them may take a value of except" (MiniZinc's
+// alldifferent_except): a nullable decision column whose NULL may repeat,
+// such as a pod left unplaced, is all_different except its NULL code. It
+// accepts OnlyEnforceIf like AddAllDifferent.
+func (m *Model) AddAllDifferentExcept(except []int64, vars ...IntVar) Constraint {
+	if !m.okVars(vars, "all_different") {
+		return m.rejected()
+	}
+	var ex []int64 // nil when nothing is exempt: a plain all_different
+	if len(except) > 0 {
+		ex = slices.Clone(except)
+		slices.Sort(ex)
+		ex = slices.Compact(ex)
+	}
+	return m.add(ConstraintInfo{Kind: KindAllDifferent, Vars: append([]IntVar(nil), vars...), Values: ex})
 }
 
 func (m *Model) okValues(vals []int64, what string) bool {

@@ -131,7 +131,7 @@ func newSolver(m *Model, withObjective bool) (s *solver, ok bool) {
 			s.addProp(&amoProp{lits: ls, exact: c.Kind == KindExactlyOne}, litVars(ls), 0, true, ci)
 		case KindAllDifferent:
 			vars := varIdx(c.Vars)
-			s.addProp(&allDiffProp{vars: vars, enf: enf}, append(vars, ev...), 0, true, ci)
+			s.addProp(&allDiffProp{vars: vars, enf: enf, except: c.Values}, append(vars, ev...), 0, true, ci)
 		case KindElement:
 			s.addProp(&elementProp{index: c.Index.idx, target: c.Target.idx, values: c.Values}, []int32{c.Index.idx, c.Target.idx}, 1, true, ci)
 		case KindVarElement:

@@ -18,7 +18,7 @@ const (
 	KindBoolAnd       ConstraintKind = "bool_and"       // all of Lits
 	KindAtMostOne     ConstraintKind = "at_most_one"    // Σ Lits <= 1
 	KindExactlyOne    ConstraintKind = "exactly_one"    // Σ Lits == 1
-	KindAllDifferent  ConstraintKind = "all_different"  // Vars pairwise distinct
+	KindAllDifferent  ConstraintKind = "all_different"  // Vars pairwise distinct, except at the values of Values (sorted)
 	KindElement       ConstraintKind = "element"        // Target == Values[Index]
 	KindVarElement    ConstraintKind = "var_element"    // Target == Vars[Index]
 	KindTable         ConstraintKind = "table"          // Vars ∈ Tuples

@@ -142,7 +142,11 @@ func genModel(c chooser) *Model {
 		case 7:
 			ct = m.AddImplication(pickLit(), pickLit())
 		case 8:
-			ct = m.AddAllDifferent(pickVars(1, 3)...)
+			if c.intn(2) == 0 {
+				ct = m.AddAllDifferent(pickVars(1, 3)...)
+			} else {
+				ct = m.AddAllDifferentExcept(pickVals(0, 2), pickVars(1, 4)...)
+			}
 		case 9:
 			ct = m.AddElement(pickVar(), pickVals(1, 4), pickVar())
 		case 10:

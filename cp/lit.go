@@ -77,8 +77,27 @@ func (m *Model) EqLit(x IntVar, v int64) Lit {
 	b := m.newVar(NewDomain(0, 1), fmt.Sprintf("%v==%d", x, v), originEncoding)
 	l := Lit{m: m, idx: b.idx << 1}
 	m.eqCache[k] = l
+	if m.eqOf == nil {
+		m.eqOf = map[int32]encKey{}
+	}
+	m.eqOf[b.idx] = k
 	m.add(ConstraintInfo{Kind: KindEqLit, Vars: []IntVar{x}, Lits: []Lit{l}, Values: []int64{v}})
 	return l
+}
+
+// EqLitOf tells what an encoding literal made by EqLit means: l is
+// x == v (negated false) or its negation x != v (negated true). ok is
+// false for any other literal, and for the literals EqLit answers with
+// without making one (constants, a Boolean variable itself).
+func (m *Model) EqLitOf(l Lit) (x IntVar, v int64, negated, ok bool) {
+	if l.m != m {
+		return IntVar{}, 0, false, false
+	}
+	k, ok := m.eqOf[l.idx>>1]
+	if !ok {
+		return IntVar{}, 0, false, false
+	}
+	return IntVar{m: m, idx: k.v}, k.val, l.idx&1 == 1, true
 }
 
 // LeLit returns a literal equivalent to x <= v, cached per (x, v).

@@ -34,6 +34,7 @@ type Model struct {
 	consts  map[int64]IntVar
 	eqCache map[encKey]Lit
 	leCache map[encKey]Lit
+	eqOf    map[int32]encKey // EqLit's variables: what they encode
 
 	cons        []ConstraintInfo
 	obj         *Objective

@@ -65,7 +65,7 @@ func (s *solver) explicitConflicts() map[[2]int32]bool {
 				add(c.Vars[0].idx, c.Vars[1].idx)
 			}
 		case KindAllDifferent:
-			if len(c.Vars) <= 64 {
+			if len(c.Vars) <= 64 && len(c.Values) == 0 { // members may share an exempt value
 				for a := range c.Vars {
 					for b := a + 1; b < len(c.Vars); b++ {
 						add(c.Vars[a].idx, c.Vars[b].idx)

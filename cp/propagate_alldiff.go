@@ -16,13 +16,39 @@ import (
 // true, it sets that literal false (half-reification). An assumption
 // literal enforcing an all_different over members with too few values
 // between them is thus refuted by propagation alone.
+//
+// Values in except (all_different_except) may be shared: a member fixed to
+// one removes nothing, and the counting arguments (pigeonhole, Hall) only
+// count members that cannot take one of them.
 type allDiffProp struct {
 	vars     []int32
+	except   []int64 // sorted; values any number of members may take
 	enf      []int32 // enforcement literals
 	done     int32   // 1 + rev array id of the processed flags, 0 before the first run
 	union    []uint64
 	fixedVal []int64 // scratch for cannotHold
 	cand     []int32 // scratch for filter: members that may hold a fixed value
+}
+
+// exempt reports whether x is one of the shared values.
+func (p *allDiffProp) exempt(x int64) bool {
+	for _, e := range p.except {
+		if e == x {
+			return true
+		}
+	}
+	return false
+}
+
+// escapes reports whether member v may still take a shared value (then it
+// is never counted towards a pigeonhole or a Hall interval).
+func (p *allDiffProp) escapes(s *solver, v int32) bool {
+	for _, e := range p.except {
+		if s.contains(v, e) {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *allDiffProp) propagate(s *solver) bool {
@@ -51,7 +77,12 @@ func (p *allDiffProp) cannotHold(s *solver) bool {
 	n, lo, hi := int64(0), int64(maxInt64), int64(minInt64)
 	for _, v := range p.vars {
 		if s.lo[v] == s.hi[v] {
-			fv = append(fv, s.lo[v])
+			if !p.exempt(s.lo[v]) {
+				fv = append(fv, s.lo[v])
+			}
+			continue
+		}
+		if p.except != nil && p.escapes(s, v) {
 			continue
 		}
 		n++
@@ -64,7 +95,7 @@ func (p *allDiffProp) cannotHold(s *solver) bool {
 			return true
 		}
 	}
-	if len(p.vars) <= 16 && p.hallFails(s) {
+	if p.except == nil && len(p.vars) <= 16 && p.hallFails(s) {
 		return true
 	}
 	if n == 0 || hi-lo >= 1<<16 {
@@ -72,7 +103,7 @@ func (p *allDiffProp) cannotHold(s *solver) bool {
 	}
 	need := n + int64(len(fv)) // values the union must exceed before fixed ones are excluded
 	for _, v := range p.vars {
-		if s.lo[v] != s.hi[v] && s.size(v) >= need {
+		if s.lo[v] != s.hi[v] && s.size(v) >= need && (p.except == nil || !p.escapes(s, v)) {
 			return false
 		}
 	}
@@ -83,7 +114,7 @@ func (p *allDiffProp) cannotHold(s *solver) bool {
 	u := p.union[:words]
 	clear(u)
 	for _, v := range p.vars {
-		if s.lo[v] == s.hi[v] {
+		if s.lo[v] == s.hi[v] || p.except != nil && p.escapes(s, v) {
 			continue
 		}
 		for x, ok := s.lo[v], true; ok && x <= s.hi[v]; x, ok = s.next(v, x+1) {
@@ -146,6 +177,9 @@ func (p *allDiffProp) filter(s *solver) bool {
 			}
 			s.setRev(rev, i, 1)
 			x := s.lo[v]
+			if p.except != nil && p.exempt(x) {
+				continue // a shared value: removed from nobody
+			}
 			cand := p.cand[:0]
 			for k, w := range p.vars {
 				if k == i || x < s.lo[w] || x > s.hi[w] {
@@ -173,7 +207,7 @@ func (p *allDiffProp) filter(s *solver) bool {
 	if !p.pigeonhole(s) {
 		return false
 	}
-	if len(p.vars) <= 16 {
+	if p.except == nil && len(p.vars) <= 16 {
 		return p.hall(s)
 	}
 	return true
@@ -186,7 +220,7 @@ func (p *allDiffProp) filter(s *solver) bool {
 func (p *allDiffProp) pigeonhole(s *solver) bool {
 	n, lo, hi := int64(0), int64(maxInt64), int64(minInt64)
 	for _, v := range p.vars {
-		if s.lo[v] == s.hi[v] {
+		if s.lo[v] == s.hi[v] || p.except != nil && p.escapes(s, v) {
 			continue
 		}
 		n++
@@ -199,7 +233,7 @@ func (p *allDiffProp) pigeonhole(s *solver) bool {
 		return false
 	}
 	for _, v := range p.vars {
-		if s.lo[v] != s.hi[v] && s.size(v) >= n {
+		if s.lo[v] != s.hi[v] && s.size(v) >= n && (p.except == nil || !p.escapes(s, v)) {
 			return true
 		}
 	}
@@ -211,7 +245,7 @@ func (p *allDiffProp) pigeonhole(s *solver) bool {
 	clear(u)
 	cnt := int64(0)
 	for _, v := range p.vars {
-		if s.lo[v] == s.hi[v] {
+		if s.lo[v] == s.hi[v] || p.except != nil && p.escapes(s, v) {
 			continue
 		}
 		for x, ok := s.lo[v], true; ok; x, ok = s.next(v, x+1) {

@@ -3,6 +3,7 @@ package cp
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Verify checks the response's assignment against the model: every value
@@ -113,6 +114,9 @@ func checkConstraint(c *ConstraintInfo, val []int64, lit func(Lit) bool) string 
 	case KindAllDifferent:
 		seen := map[int64]IntVar{}
 		for _, x := range c.Vars {
+			if slices.Contains(c.Values, val[x.idx]) {
+				continue // exempt: any number may take it
+			}
 			if y, dup := seen[val[x.idx]]; dup {
 				return fmt.Sprintf("%v and %v both equal %d", y, x, val[x.idx])
 			}

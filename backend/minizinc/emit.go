@@ -578,6 +578,13 @@ func (e *emitter) constraint(c *cp.ConstraintInfo) (string, error) {
 		switch {
 		case n < 2:
 			return "true", nil
+		case len(c.Values) > 0 && e.style == Naive:
+			return fmt.Sprintf("let { array[1..%d] of var int: X = %s } in forall(i, j in 1..%d where i < j)(X[i] in %s \\/ X[i] != X[j])",
+				n, e.varList(c.Vars), n, setText(c.Values)), nil
+		case len(c.Values) > 0:
+			// Members may share the values of c.Values (all_different_except).
+			e.inc["alldifferent_except.mzn"] = true
+			return fmt.Sprintf("alldifferent_except(%s, %s)", e.varList(c.Vars), setText(c.Values)), nil
 		case e.style == Naive:
 			return fmt.Sprintf("let { array[1..%d] of var int: X = %s } in forall(i, j in 1..%d where i < j)(X[i] != X[j])", n, e.varList(c.Vars), n), nil
 		case e.guard != "" || len(c.Enforcement) > 0:

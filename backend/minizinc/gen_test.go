@@ -137,7 +137,11 @@ func genModel(seed uint64) *cp.Model {
 			ct = m.AddImplication(pickLit(), pickLit())
 		case 9:
 			enforceable = false
-			ct = m.AddAllDifferent(pickVars(0, 4)...)
+			if r.IntN(2) == 0 {
+				ct = m.AddAllDifferent(pickVars(0, 4)...)
+			} else {
+				ct = m.AddAllDifferentExcept(pickVals(0, 2), pickVars(0, 4)...)
+			}
 		case 10:
 			enforceable = false
 			ct = m.AddElement(pickVar(), pickVals(1, 5), pickVar())

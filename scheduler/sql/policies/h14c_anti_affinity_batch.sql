@@ -9,11 +9,12 @@ join batch_pod_label l on l.pod_name = t.pod_name
 where t.anti = true;
 
 -- Counted per term and node label (the domain), over the pods that may
--- be placed on the node: no pod is paired with a node it cannot take.
+-- be placed on the node; hostname terms are h14e's.
 -- @hard_constraint
 create view h14c_anti_affinity_batch as
 select a.namespace, a.label_key, a.label_value, a.topology_key, d.label_value as domain
-from (select distinct namespace, label_key, label_value, topology_key from anti_affinity_group) a
+from (select distinct namespace, label_key, label_value, topology_key from anti_affinity_group
+      where topology_key <> 'kubernetes.io/hostname') a
 join node_label d on d.label_key = a.topology_key
 join pending_pod on pending_pod.node_name = d.node_name
 where pending_pod.pod_name in (select g.pod_name from anti_affinity_group g
