@@ -27,6 +27,9 @@ type Model struct {
 	rewrites []string
 	db       *sql.DB
 	mu       sync.Mutex
+	// lastVars and lastConstraints size the next model (Solve), so a
+	// scheduling loop grounding batch after batch does not regrow it.
+	lastVars, lastConstraints int
 }
 
 // CompileOption configures Compile.

@@ -39,7 +39,7 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 	}
 
 	t0 = time.Now()
-	gr, err := ground.Ground(m.prog, snap, m.groundOptions(ground.Options{}))
+	gr, err := ground.Ground(m.prog, snap, m.groundOptions(ground.Options{Vars: m.lastVars, Constraints: m.lastConstraints}))
 	if err != nil {
 		if errors.Is(err, ground.ErrData) {
 			return nil, fmt.Errorf("%w: %v", ErrData, strings.TrimPrefix(err.Error(), ground.ErrData.Error()+": "))
@@ -47,6 +47,7 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 		return nil, fmt.Errorf("%w: %v", ErrSolver, err)
 	}
 	st.Ground = time.Since(t0)
+	m.lastVars, m.lastConstraints = gr.Model.NumVars(), gr.Model.NumConstraints()
 	st.PerView = gr.PerView
 	st.Views = map[string]ViewStats{}
 	for name, v := range gr.Views {

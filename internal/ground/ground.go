@@ -43,6 +43,9 @@ type Options struct {
 	// Explain grounds every hard constraint under an assumption literal
 	// (see Blame), so that an infeasible model yields a core.
 	Explain bool
+	// Vars and Constraints are the expected size of the model (the last
+	// one of the same program, typically): room reserved up front.
+	Vars, Constraints int
 }
 
 // Grounded is the model built for one snapshot, with what is needed to
@@ -141,6 +144,7 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		varIndex:   map[indexKey]map[int64][]candidate{},
 	}
 	g.m = g.Model
+	g.m.Grow(opts.Vars, opts.Constraints)
 	defer func() {
 		if r := recover(); r != nil {
 			if ge, ok := r.(groundError); ok {
