@@ -446,12 +446,81 @@ func (g *grounder) post(f form, enf ...cp.Lit) {
 			g.post(h, enf...)
 		}
 	case fOr:
+		f, holds := absorb(f)
+		if holds {
+			return
+		}
 		cl := make([]cp.Lit, 0, len(enf)+len(f))
 		for _, l := range enf {
 			cl = append(cl, l.Not())
 		}
 		g.note(m.AddBoolOr(g.clauseLits(cl, f)...))
 	}
+}
+
+// absorb simplifies a required disjunction by absorption, a ∨ (¬a ∧ b) =
+// a ∨ b, for the atoms "x = v" among its disjuncts: a conjunct "x ≠ v"
+// of another disjunct is dropped (the clause only needs it where x = v,
+// the first disjunct, fails). SQL puts one in every comparison with a
+// nullable column ("x is null or exists (... q.x = x ...)" asks x not NULL
+// in each pair), which grounded an implication per pair for nothing.
+// holds reports a disjunct left with no conjunct: the disjunction is true.
+func absorb(f fOr) (out fOr, holds bool) {
+	var atoms []fEq
+	for _, h := range f {
+		if e, ok := h.(fEq); ok && !e.not {
+			atoms = append(atoms, e)
+		}
+	}
+	if len(atoms) == 0 {
+		return f, false
+	}
+	absorbed := func(h form) bool {
+		e, ok := h.(fEq)
+		if !ok || !e.not {
+			return false
+		}
+		for _, a := range atoms {
+			if a.x == e.x && a.v == e.v {
+				return true
+			}
+		}
+		return false
+	}
+	out = f
+	for i, h := range f {
+		a, ok := h.(fAnd)
+		if !ok {
+			continue
+		}
+		n := 0
+		for _, c := range a {
+			if !absorbed(c) {
+				n++
+			}
+		}
+		if n == len(a) {
+			continue
+		}
+		if n == 0 {
+			return nil, true
+		}
+		kept := make(fAnd, 0, n)
+		for _, c := range a {
+			if !absorbed(c) {
+				kept = append(kept, c)
+			}
+		}
+		if len(out) > 0 && &out[0] == &f[0] {
+			out = append(fOr(nil), f...) // copy before the first change
+		}
+		if len(kept) == 1 {
+			out[i] = kept[0]
+		} else {
+			out[i] = kept
+		}
+	}
+	return out, false
 }
 
 // clauseLits appends to cl a literal per disjunct of f for a clause that
