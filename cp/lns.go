@@ -37,6 +37,9 @@ type lnsState struct {
 	order  []int
 	cand   []int32
 	moved  []int32
+
+	pos     map[int32]int // decision variable -> position (partial LNS)
+	binVals []int64
 }
 
 type binRank struct {
@@ -422,6 +425,27 @@ func (s *solver) partialRound(c *searchCtl, st *lnsState, base int) dfsResult {
 		}
 	}
 	k := min(cnt+max(int(st.frac*float64(n-cnt))+1, 2), n)
+	st.round++
+	if len(s.h.scale) > 0 && cnt > 0 && st.round%2 == 0 && !lnsWasteOff {
+		// Half of the rounds free the bins that waste the most room
+		// (normalised, summed over the resources) in the partial
+		// assignment: the unplaced items need room that a tighter
+		// packing of those bins leaves.
+		for _, b := range s.wastefulBins(c, st) {
+			if cnt >= k {
+				break
+			}
+			if c.rng.IntN(3) == 0 {
+				continue
+			}
+			for kk, w := range dv {
+				if !st.free[w] && c.partial[kk] == b {
+					st.free[w] = true
+					cnt++
+				}
+			}
+		}
+	}
 	for _, j := range c.rng.Perm(n) {
 		if cnt >= k {
 			break
@@ -466,4 +490,52 @@ func (s *solver) partialRound(c *searchCtl, st *lnsState, base int) dfsResult {
 		st.frac = max(st.frac/1.1, 0.02)
 	}
 	return res
+}
+
+// lnsWasteOff disables the waste-guided partial neighbourhoods (tests).
+var lnsWasteOff = false
+
+// wastefulBins returns the bin values of the objective-relevant
+// bin-packing constraints that hold an item in the partial assignment,
+// by decreasing room left (capacity after root propagation minus the
+// load of the placed items, normalised and summed over the resources).
+func (s *solver) wastefulBins(c *searchCtl, st *lnsState) []int64 {
+	if st.pos == nil {
+		st.pos = make(map[int32]int, len(s.decisionVars))
+		for k, v := range s.decisionVars {
+			st.pos[v] = k
+		}
+	}
+	room := map[int64]float64{}
+	used := map[int64]bool{}
+	for _, pi := range s.props {
+		p, ok := pi.p.(*binPackProp)
+		if !ok || !s.h.relevant[p] {
+			continue
+		}
+		inv := 1 / s.h.scale[p]
+		load := make([]int64, len(p.bins))
+		for i, v := range p.items {
+			k, ok := st.pos[v]
+			if !ok || c.partial[k] == partialUnset {
+				continue
+			}
+			if j, ok := p.bin(c.partial[k]); ok {
+				load[j] += p.sizes[i]
+				used[p.bins[j]] = true
+			}
+		}
+		for j, l := range p.loads {
+			room[p.bins[j]] += float64(s.rootHi[l]-load[j]) * inv
+		}
+	}
+	st.binVals = st.binVals[:0]
+	for b := range used {
+		st.binVals = append(st.binVals, b)
+	}
+	sort.Slice(st.binVals, func(a, b int) bool {
+		x, y := st.binVals[a], st.binVals[b]
+		return room[x] > room[y] || (room[x] == room[y] && x < y)
+	})
+	return st.binVals
 }
