@@ -27,7 +27,10 @@
 // otherwise limited to a tenth of the remaining time and to
 // ImprovementTimeout. LNS
 // relaxes the bins at the bottleneck of the objective plus random ones;
-// before any solution it repairs the deepest partial assignment.
+// before any solution it repairs the deepest partial assignment: its
+// unplaced items plus random bins, or, every other round, bins drawn
+// with a bias towards those that leave the most room (a tight packing
+// needs that room for its unplaced items).
 //
 // The time limit and the context are honoured in every phase, root
 // propagation, implied cliques and the bound probe included: an

@@ -1,6 +1,9 @@
 package cp
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // Large-neighbourhood search (Shaw 1998; CP-SAT's LNS portfolio): keep
 // most decision variables at their incumbent values, free a
@@ -37,6 +40,11 @@ type lnsState struct {
 	order  []int
 	cand   []int32
 	moved  []int32
+
+	pos     map[int32]int // decision variable -> position (partial LNS)
+	binVals []int64
+	bps     []*binPackProp // objective-relevant bin-packing constraints
+	rooms   [][]int64      // per bps, per bin: room left in the partial assignment
 }
 
 type binRank struct {
@@ -422,6 +430,30 @@ func (s *solver) partialRound(c *searchCtl, st *lnsState, base int) dfsResult {
 		}
 	}
 	k := min(cnt+max(int(st.frac*float64(n-cnt))+1, 2), n)
+	st.round++
+	if len(s.h.scale) > 0 && cnt > 0 && st.round%2 == 0 && !lnsWasteOff {
+		// Half of the rounds free bins that waste much room in the
+		// partial assignment: the unplaced items need room that a
+		// tighter packing of those bins leaves. The ranking is a bias,
+		// not an order: each bin is taken with probability 1/3 (taking
+		// the most wasteful ones first, or with probability 2/3, solved
+		// far fewer tight packings: at 98.5% load, 2 and 10 of 20 within
+		// 100,000 branches against 17).
+		for _, b := range s.wastefulBins(c, st) {
+			if cnt >= k {
+				break
+			}
+			if c.rng.IntN(3) != 0 {
+				continue
+			}
+			for kk, w := range dv {
+				if !st.free[w] && c.partial[kk] == b {
+					st.free[w] = true
+					cnt++
+				}
+			}
+		}
+	}
 	for _, j := range c.rng.Perm(n) {
 		if cnt >= k {
 			break
@@ -466,4 +498,64 @@ func (s *solver) partialRound(c *searchCtl, st *lnsState, base int) dfsResult {
 		st.frac = max(st.frac/1.1, 0.02)
 	}
 	return res
+}
+
+// lnsWasteOff disables the waste-guided partial neighbourhoods (tests).
+var lnsWasteOff = false
+
+// partialRooms computes, for every objective-relevant bin-packing
+// constraint, the room each bin has left in the partial assignment
+// (capacity after root propagation minus the load of the placed items),
+// and lists the bin values holding a placed item in st.binVals.
+func (s *solver) partialRooms(c *searchCtl, st *lnsState) {
+	if st.pos == nil {
+		st.pos = make(map[int32]int, len(s.decisionVars))
+		for k, v := range s.decisionVars {
+			st.pos[v] = k
+		}
+		for _, pi := range s.props {
+			if p, ok := pi.p.(*binPackProp); ok && s.h.relevant[p] {
+				st.bps = append(st.bps, p)
+				st.rooms = append(st.rooms, make([]int64, len(p.bins)))
+			}
+		}
+	}
+	used := map[int64]bool{}
+	for r, p := range st.bps {
+		room := st.rooms[r]
+		for j, l := range p.loads {
+			room[j] = s.rootHi[l]
+		}
+		for i, v := range p.items {
+			k, ok := st.pos[v]
+			if !ok || c.partial[k] == partialUnset {
+				continue
+			}
+			if j, ok := p.bin(c.partial[k]); ok {
+				room[j] -= p.sizes[i]
+				used[p.bins[j]] = true
+			}
+		}
+	}
+	st.binVals = st.binVals[:0]
+	for b := range used {
+		st.binVals = append(st.binVals, b)
+	}
+	slices.Sort(st.binVals)
+}
+
+// wastefulBins returns the bin values of the objective-relevant
+// bin-packing constraints that hold an item in the partial assignment,
+// by decreasing room left (normalised and summed over the resources).
+func (s *solver) wastefulBins(c *searchCtl, st *lnsState) []int64 {
+	s.partialRooms(c, st)
+	score := map[int64]float64{}
+	for r, p := range st.bps {
+		inv := 1 / s.h.scale[p]
+		for j, x := range st.rooms[r] {
+			score[p.bins[j]] += float64(x) * inv
+		}
+	}
+	sort.SliceStable(st.binVals, func(a, b int) bool { return score[st.binVals[a]] > score[st.binVals[b]] })
+	return st.binVals
 }
