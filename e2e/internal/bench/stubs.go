@@ -5,7 +5,6 @@ import (
 	"errors"
 )
 
-func runQuality(ctx context.Context, r *Runner) error    { return errors.New("not built yet") }
 func runPreemption(ctx context.Context, r *Runner) error { return errors.New("not built yet") }
 func runScale(ctx context.Context, r *Runner) error      { return errors.New("not built yet") }
 func runAblation(ctx context.Context, r *Runner) error   { return errors.New("not built yet") }
