@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -345,4 +346,8 @@ func waitSettled(ctx context.Context, w *harness.BindWatch, want int, quiet, tim
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+func isGoneOrConflict(err error) bool {
+	return apierrors.IsNotFound(err) || apierrors.IsConflict(err)
 }

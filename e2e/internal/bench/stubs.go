@@ -5,6 +5,5 @@ import (
 	"errors"
 )
 
-func runPreemption(ctx context.Context, r *Runner) error { return errors.New("not built yet") }
-func runScale(ctx context.Context, r *Runner) error      { return errors.New("not built yet") }
-func runAblation(ctx context.Context, r *Runner) error   { return errors.New("not built yet") }
+func runScale(ctx context.Context, r *Runner) error    { return errors.New("not built yet") }
+func runAblation(ctx context.Context, r *Runner) error { return errors.New("not built yet") }
