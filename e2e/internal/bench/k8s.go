@@ -66,6 +66,26 @@ func podObject(sp scheduler.Pod, ns, schedulerName string) *v1.Pod {
 		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: sp.Group,
 			UID: types.UID(uuid.NewSHA1(uuid.NameSpaceOID, []byte(ns+"/"+sp.Group)).String()), Controller: ptr.To(true)}}
 	}
+	if len(sp.RequiredNodeAffinity) > 0 {
+		var terms []v1.NodeSelectorTerm
+		for _, reqs := range sp.RequiredNodeAffinity {
+			var t v1.NodeSelectorTerm
+			for _, q := range reqs {
+				t.MatchExpressions = append(t.MatchExpressions, v1.NodeSelectorRequirement{Key: q.Key, Operator: v1.NodeSelectorOperator(q.Operator), Values: q.Values})
+			}
+			terms = append(terms, t)
+		}
+		p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{NodeSelectorTerms: terms}}}
+	}
+	for _, sc := range sp.Spread {
+		when := v1.ScheduleAnyway
+		if sc.Hard {
+			when = v1.DoNotSchedule
+		}
+		p.Spec.TopologySpreadConstraints = append(p.Spec.TopologySpreadConstraints, v1.TopologySpreadConstraint{
+			MaxSkew: int32(sc.MaxSkew), TopologyKey: sc.TopologyKey, WhenUnsatisfiable: when,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"group": sp.Group}}})
+	}
 	var aff, anti []v1.PodAffinityTerm
 	for _, t := range sp.Affinity {
 		if !t.Required {
@@ -82,7 +102,9 @@ func podObject(sp scheduler.Pod, ns, schedulerName string) *v1.Pod {
 		}
 	}
 	if len(aff)+len(anti) > 0 {
-		p.Spec.Affinity = &v1.Affinity{}
+		if p.Spec.Affinity == nil {
+			p.Spec.Affinity = &v1.Affinity{}
+		}
 		if len(aff) > 0 {
 			p.Spec.Affinity.PodAffinity = &v1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: aff}
 		}
