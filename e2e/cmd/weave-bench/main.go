@@ -40,6 +40,9 @@ func main() {
 	}
 }
 
+// redirect sends the process's stderr to DIR/server.log (off in the command's test).
+var redirect = true
+
 func run(args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(os.Stdout)
@@ -78,18 +81,24 @@ func run(args []string) error {
 	}
 	defer logFile.Close()
 	quietKlog(logFile)
+	progress := os.Stderr
+	if redirect {
+		if progress, err = redirectStderr(logFile); err != nil {
+			return err
+		}
+	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
 	r, err := bench.NewRunner(bench.Config{
 		Out: *out, Quick: *quick, Tiny: *tiny,
-		Progress: os.Stderr, ServerLog: logFile,
+		Progress: progress, ServerLog: logFile,
 		Command: "weave-bench " + strings.Join(args, " "),
 	})
 	if err != nil {
 		return err
 	}
 	err = r.Run(ctx, exps)
-	fmt.Fprintf(os.Stderr, "report: %s\n", filepath.Join(*out, "report.md"))
+	fmt.Fprintf(progress, "report: %s\n", filepath.Join(*out, "report.md"))
 	return err
 }
 
