@@ -42,6 +42,7 @@ func runQuality(ctx context.Context, r *Runner) error {
 	full := map[string]int{}
 	worst := map[string]float64{kubeName: 1, weaveName: 1}
 	bothFull, packable, weaveOnPackable := 0, 0, 0
+	underCap, weaveUnderCap, kubeUnderCap := 0, 0, 0
 	bar := r.bar("exp 3 runs", 2*seeds)
 	done := 0
 	for seed := 1; seed <= seeds; seed++ {
@@ -114,6 +115,15 @@ func runQuality(ctx context.Context, r *Runner) error {
 		if placedBy[kubeName] == all && placedBy[weaveName] == all {
 			bothFull++
 		}
+		if cpu <= int64(nodes)*nodeCPU && mem <= int64(nodes)*nodeMem {
+			underCap++
+			if placedBy[weaveName] == all {
+				weaveUnderCap++
+			}
+			if placedBy[kubeName] == all {
+				kubeUnderCap++
+			}
+		}
 		r.statusf("   seed %d: kube-scheduler %d, weave-scheduler %d of %d (CPU demand %.0f%%, memory %.0f%% of capacity)", seed, placedBy[kubeName], placedBy[weaveName], all,
 			100*float64(cpu)/float64(int64(nodes)*nodeCPU), 100*float64(mem)/float64(int64(nodes)*nodeMem))
 	}
@@ -129,7 +139,9 @@ func runQuality(ctx context.Context, r *Runner) error {
 	s.Findings = append(s.Findings,
 		fmt.Sprintf("weave-scheduler placed every pod in %d of %d runs (paper: 29/35), worst %.1f%% (paper: 93%%); kube-scheduler in %d of %d (paper: 3/35), worst %.1f%%.",
 			full[weaveName], seeds, 100*worst[weaveName], full[kubeName], seeds, 100*worst[kubeName]),
-		fmt.Sprintf("Runs known to have a packing (one of the schedulers placed everything): %d; weave-scheduler placed everything in %d of them (target: all).", packable, weaveOnPackable))
+		fmt.Sprintf("Runs known to have a packing (one of the schedulers placed everything): %d; weave-scheduler placed everything in %d of them (target: all).", packable, weaveOnPackable),
+		fmt.Sprintf("Runs whose total CPU and memory demand fit the cluster's capacity (a necessary condition for a packing, not a sufficient one): %d; all pods placed in %d of them by weave-scheduler, %d by kube-scheduler. In the other %d runs no scheduler can place everything.",
+			underCap, weaveUnderCap, kubeUnderCap, seeds-underCap))
 	var ss []series
 	for _, name := range []string{weaveName, kubeName} {
 		var xs []float64

@@ -86,7 +86,7 @@ func scaleWorkloads(nodes int, r *Runner) []scaleWorkload {
 		{name: "SchedulingNodeAffinity", initPods: n(500), measure: n(1000), initPod: nodeAff("init"), podOf: nodeAff("pod"), ref: map[int]float64{500: 212}},
 		{name: "TopologySpreading", initPods: n(1000), measure: n(1000), initPod: func(i int) scheduler.Pod { return defaultPod(fmt.Sprintf("init-%d", i)) }, podOf: spread, ref: map[int]float64{500: 166}},
 		// Low-priority pods of 900m fill the 4-CPU nodes (4 each); each high-priority pod of 3 CPU needs 3 of them evicted.
-		{name: "PreemptionBasic", initPods: 4 * nodes, measure: pick(r, 500, 50, 5), initPod: low, podOf: highPod, ref: map[int]float64{1000: 22}},
+		{name: "PreemptionBasic", initPods: 4 * nodes, measure: pick(r, 500, 5, 5), initPod: low, podOf: highPod, ref: map[int]float64{1000: 22}},
 	}
 }
 
@@ -98,6 +98,8 @@ type scaleResult struct {
 	bound     int
 	rate      float64 // measured pods / (last bound - first Create)
 	lat       []float64
+	elapsed   time.Duration // first Create to last bound (or to the timeout)
+	batches   []Batch       // weave-scheduler's batches over the whole run (init pods included)
 	err       error
 }
 
@@ -105,7 +107,7 @@ type scaleResult struct {
 // and SchedulingBasic at 5,000 nodes (full mode only).
 func runScale(ctx context.Context, r *Runner) error {
 	sizes := pick(r, []int{500, 5000}, []int{500}, []int{50})
-	timeout := pick(r, 10*time.Minute, 3*time.Minute, 2*time.Minute)
+	timeout := pick(r, 6*time.Minute, 2*time.Minute, 2*time.Minute)
 	s := r.section(6)
 	s.Paper = "The issue's reference: kube-scheduler v1.34 on this 2-core machine, upstream scheduler_perf (bind included): SchedulingBasic 273, " +
 		"SchedulingPodAntiAffinity 158, SchedulingPodAffinity 130, SchedulingNodeAffinity 212, TopologySpreading 166 pods/s at 500 nodes, " +
@@ -210,7 +212,12 @@ func runScaleOne(ctx context.Context, r *Runner, c *harness.Cluster, nodes int, 
 		res.err = err
 		return res
 	}
-	defer sch.stop()
+	defer func() {
+		sch.stop()
+		if sch.weave != nil {
+			res.batches = sch.weave.Batches()
+		}
+	}()
 	watch, err := c.WatchBindings(ctx, ns)
 	if err != nil {
 		res.err = err
@@ -250,11 +257,12 @@ func runScaleOne(ctx context.Context, r *Runner, c *harness.Cluster, nodes int, 
 			}
 		}
 	}
+	res.elapsed = last.Sub(first)
 	if err != nil {
-		res.err = err
-		return res
+		res.elapsed = time.Since(first)
 	}
-	res.rate = float64(res.bound) / last.Sub(first).Seconds()
+	res.rate = float64(res.bound) / res.elapsed.Seconds()
+	res.err = err
 	return res
 }
 
@@ -289,7 +297,7 @@ func scaleReport(r *Runner, s *Section, results []scaleResult, sizes []int) erro
 	for _, p := range Percentiles {
 		header = append(header, fmt.Sprintf("p%g_ms", p))
 	}
-	header = append(header, "error")
+	header = append(header, "weave_batches", "weave_decide_p50_ms", "weave_decide_max_ms", "weave_variables_p50", "error")
 	var rows [][]string
 	byKey := map[string]scaleResult{}
 	var keys []string
@@ -302,6 +310,11 @@ func scaleReport(r *Runner, s *Section, results []scaleResult, sizes []int) erro
 		if res.err != nil {
 			e = oneLine(res.err.Error())
 		}
+		var dec, vars []float64
+		for _, b := range res.batches {
+			dec, vars = append(dec, ms(b.Decide())), append(vars, float64(b.Variables))
+		}
+		row = append(row, itoa(len(res.batches)), f1(percentile(dec, 50)), f1(percentile(dec, 100)), f1(percentile(vars, 50)))
 		rows = append(rows, append(row, e))
 		k := fmt.Sprintf("%s@%d", res.workload, res.nodes)
 		if _, ok := byKey[k+"/"+kubeName]; !ok && res.scheduler == kubeName {
@@ -320,7 +333,7 @@ func scaleReport(r *Runner, s *Section, results []scaleResult, sizes []int) erro
 		kube, weave := byKey[k+"/"+kubeName], byKey[k+"/"+weaveName]
 		cell := func(res scaleResult) string {
 			if res.err != nil {
-				return "failed"
+				return fmt.Sprintf("failed: %d of %d in %v (%.1f)", res.bound, res.pods, res.elapsed.Round(time.Second), res.rate)
 			}
 			return f1(res.rate)
 		}
@@ -357,6 +370,13 @@ func scaleReport(r *Runner, s *Section, results []scaleResult, sizes []int) erro
 	s.Tables = append(s.Tables, table([]string{"workload", "nodes", "measured pods", "kube-scheduler pods/s", "weave-scheduler pods/s", "reference kube pods/s", "weave ≥ kube", "kube p50/p95/p99 ms", "weave p50/p95/p99 ms"}, trows))
 	s.Findings = append(s.Findings, fmt.Sprintf("weave-scheduler's throughput is at least kube-scheduler's on %d of %d workloads completed by both (target: all).", met, total))
 	for _, res := range results {
+		var dec []float64
+		for _, b := range res.batches {
+			dec = append(dec, ms(b.Decide()))
+		}
+		if len(dec) > 0 {
+			s.Findings = append(s.Findings, fmt.Sprintf("%s at %d nodes, weave-scheduler: %d batches, decide p50 %.0f ms, max %.0f ms.", res.workload, res.nodes, len(dec), percentile(dec, 50), percentile(dec, 100)))
+		}
 		if res.err != nil {
 			s.Findings = append(s.Findings, fmt.Sprintf("%s at %d nodes, %s: %s", res.workload, res.nodes, res.scheduler, oneLine(res.err.Error())))
 		}
