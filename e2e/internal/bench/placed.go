@@ -384,5 +384,8 @@ func modelSizeReport(r *Runner, s *Section, runs []*placedRun) error {
 		return err
 	}
 	sort.SliceStable(ss, func(i, j int) bool { return ss[i].points && !ss[j].points })
-	return r.lineFigure(s, "model_size", "Variables per solver invocation", "pods placed before the batch", "variables", ss, func(p *plot.Plot) { p.Y.Min = 0 })
+	return r.lineFigure(s, "model_size", "Variables per solver invocation", "pods placed before the batch", "variables", ss, func(p *plot.Plot) {
+		p.Y.Min = 0
+		p.Legend.Top = false
+	})
 }

@@ -30,6 +30,7 @@ type series struct {
 	xs, ys []float64
 	dashed bool
 	points bool // a scatter of points instead of a line
+	color  int  // palette index + 1; 0: the series' position
 }
 
 func newPlot(title, x, y string) *plot.Plot {
@@ -69,6 +70,9 @@ func addSeries(p *plot.Plot, ss []series) error {
 			return err
 		}
 		l.Color = colorAt(i)
+		if s.color > 0 {
+			l.Color = colorAt(s.color - 1)
+		}
 		l.Width = vg.Points(1.5)
 		if s.dashed {
 			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
@@ -105,7 +109,7 @@ func (r *Runner) lineFigure(s *Section, name, title, x, y string, ss []series, t
 // barFigure draws groups of bars: one bar per (group, category), categories side by side.
 func (r *Runner) barFigure(s *Section, name, title, y string, groups []string, cats []string, vals [][]float64, tweak func(*plot.Plot)) error {
 	p := newPlot(title, "", y)
-	w := vg.Points(60 / float64(max(1, len(cats))))
+	w := vg.Points(min(60/float64(max(1, len(cats))), 280/float64(max(1, len(groups)*len(cats)))))
 	for i, c := range cats {
 		v := make(plotter.Values, len(groups))
 		for g := range groups {

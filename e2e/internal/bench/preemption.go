@@ -82,13 +82,13 @@ func runPreemption(ctx context.Context, r *Runner) error {
 			return fmt.Errorf("experiment 4 (%s): %w", name, err)
 		}
 		conv[name] = took
-		for _, g := range groups {
+		for gi, g := range groups {
 			var xs, ys []float64
 			for _, sm := range samples {
 				rows = append(rows, []string{name, fmt.Sprintf("%.3f", sm.t), g.name, fmt.Sprint(g.priority), itoa(sm.running[g.priority])})
 				xs, ys = append(xs, sm.t), append(ys, float64(sm.running[g.priority]))
 			}
-			ss = append(ss, series{name: fmt.Sprintf("%s %s (priority %d)", shortName(name), g.name, g.priority), xs: xs, ys: ys, dashed: name == kubeName})
+			ss = append(ss, series{name: fmt.Sprintf("%s %s (priority %d)", shortName(name), g.name, g.priority), xs: xs, ys: ys, dashed: name == kubeName, color: gi + 1})
 		}
 		trows = append(trows, []string{name, fmt.Sprint(took.Round(100 * time.Millisecond)), fmt.Sprint((took - groups[2].at).Round(100 * time.Millisecond))})
 		r.statusf("   %s: all %d high-priority pods running at t = %v", name, per, took.Round(100*time.Millisecond))
@@ -107,7 +107,7 @@ func runPreemption(ctx context.Context, r *Runner) error {
 	}
 	s.Findings = append(s.Findings, fmt.Sprintf("weave-scheduler converged in %v, kube-scheduler in %v (t from the first group's arrival): %.2f× faster (paper: ≈50 s vs ≈100 s, 2×; target ≥ 2×: %s).",
 		conv[weaveName].Round(100*time.Millisecond), conv[kubeName].Round(100*time.Millisecond), ratio, verdict))
-	return r.lineFigure(s, "preemption", "Running pods per priority (solid: weave, dashed: kube)", "time (s)", "running pods", ss, func(p *plot.Plot) {
+	return r.lineFigure(s, "preemption", "Running pods per priority (solid: weave-scheduler, dashed: kube-scheduler)", "time (s)", "running pods", ss, func(p *plot.Plot) {
 		p.Y.Min = 0
 		p.Legend.Top = false
 		p.Legend.Left = true

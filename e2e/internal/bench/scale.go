@@ -292,6 +292,11 @@ func waitMeasured(ctx context.Context, w *harness.BindWatch, sent map[string]tim
 	}
 }
 
+var shortWorkload = map[string]string{
+	"SchedulingBasic": "Basic", "SchedulingPodAntiAffinity": "AntiAff", "SchedulingPodAffinity": "PodAff",
+	"SchedulingNodeAffinity": "NodeAff", "TopologySpreading": "Spread", "PreemptionBasic": "Preempt",
+}
+
 func scaleReport(r *Runner, s *Section, results []scaleResult, sizes []int) error {
 	header := []string{"workload", "nodes", "scheduler", "pods", "bound", "pods_per_s"}
 	for _, p := range Percentiles {
@@ -364,7 +369,7 @@ func scaleReport(r *Runner, s *Section, results []scaleResult, sizes []int) erro
 			}
 		}
 		trows = append(trows, []string{kube.workload, itoa(kube.nodes), itoa(kube.pods), cell(kube), cell(weave), ref, verdict, lat(kube), lat(weave)})
-		groups = append(groups, fmt.Sprintf("%s\n%d", strings.TrimPrefix(kube.workload, "Scheduling"), kube.nodes))
+		groups = append(groups, fmt.Sprintf("%s\n%d", shortWorkload[kube.workload], kube.nodes))
 		vals = append(vals, []float64{kube.rate, weave.rate})
 	}
 	s.Tables = append(s.Tables, table([]string{"workload", "nodes", "measured pods", "kube-scheduler pods/s", "weave-scheduler pods/s", "reference kube pods/s", "weave ≥ kube", "kube p50/p95/p99 ms", "weave p50/p95/p99 ms"}, trows))
