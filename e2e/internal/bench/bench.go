@@ -79,10 +79,24 @@ type Section struct {
 
 // Runner runs experiments and collects their report sections.
 type Runner struct {
-	cfg      Config
-	log      *slog.Logger
-	sections map[int]*Section
-	start    time.Time
+	cfg         Config
+	log         *slog.Logger
+	sections    map[int]*Section
+	start       time.Time
+	loadAtStart string
+}
+
+// loadAverage reads /proc/loadavg ("" elsewhere): the machine may be shared.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }
 
 // NewRunner prepares the output directory.
@@ -103,7 +117,7 @@ func NewRunner(cfg Config) (*Runner, error) {
 		return nil, err
 	}
 	log := slog.New(slog.NewTextHandler(cfg.ServerLog, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	return &Runner{cfg: cfg, log: log, sections: map[int]*Section{}, start: time.Now()}, nil
+	return &Runner{cfg: cfg, log: log, sections: map[int]*Section{}, start: time.Now(), loadAtStart: loadAverage()}, nil
 }
 
 // Run runs the experiments in order, each to the end even when an earlier one failed, and writes
@@ -217,9 +231,9 @@ func (r *Runner) writeReport() error {
 		mode = "quick"
 	}
 	fmt.Fprintf(&b, "# Weave evaluation (paper §6), reproduced\n\n")
-	fmt.Fprintf(&b, "- Command: `%s`\n- Mode: %s\n- Date: %s\n- Machine: %s/%s, %d CPUs, %s\n- Total time: %v\n\n",
+	fmt.Fprintf(&b, "- Command: `%s`\n- Mode: %s\n- Date: %s\n- Machine: %s/%s, %d CPUs, %s; load average %s at the start, %s at the end of the latest experiment\n- Total time: %v\n\n",
 		r.cfg.Command, mode, r.start.UTC().Format(time.RFC3339), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(),
-		time.Since(r.start).Round(time.Second))
+		r.loadAtStart, loadAverage(), time.Since(r.start).Round(time.Second))
 	b.WriteString("Every number below comes from this run: the raw data are the CSV files next to this report. " +
 		"Both schedulers run in this process, one at a time, against the same in-process kube-apiserver and etcd " +
 		"(package e2e/harness), on the same nodes and pods.\n\n")

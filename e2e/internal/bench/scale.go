@@ -337,6 +337,9 @@ func scaleReport(r *Runner, s *Section, results []scaleResult, sizes []int) erro
 	for _, k := range keys {
 		kube, weave := byKey[k+"/"+kubeName], byKey[k+"/"+weaveName]
 		cell := func(res scaleResult) string {
+			if res.err != nil && res.elapsed == 0 {
+				return "failed before the measured pods (see below)"
+			}
 			if res.err != nil {
 				return fmt.Sprintf("failed: %d of %d in %v (%.1f)", res.bound, res.pods, res.elapsed.Round(time.Second), res.rate)
 			}
