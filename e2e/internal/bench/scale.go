@@ -178,8 +178,8 @@ func createZonedNodes(ctx context.Context, c *harness.Cluster, n int, bar *progr
 	return first
 }
 
-func runScaleOne(ctx context.Context, r *Runner, c *harness.Cluster, nodes int, w scaleWorkload, name string, timeout time.Duration) scaleResult {
-	res := scaleResult{workload: w.name, nodes: nodes, scheduler: name, pods: w.measure}
+func runScaleOne(ctx context.Context, r *Runner, c *harness.Cluster, nodes int, w scaleWorkload, name string, timeout time.Duration) (res scaleResult) {
+	res = scaleResult{workload: w.name, nodes: nodes, scheduler: name, pods: w.measure}
 	ns := strings.ToLower(fmt.Sprintf("%s-%d-%s", w.name, nodes, shortName(name)))
 	if err := c.CreateNamespace(ctx, ns); err != nil {
 		res.err = err
