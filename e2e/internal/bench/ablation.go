@@ -240,7 +240,16 @@ func runAblation(ctx context.Context, r *Runner) error {
 		legend += fmt.Sprintf("%d = %s; ", i+1, g)
 	}
 	s.Findings = append(s.Findings, "Figure x axis: "+legend)
-	if err := r.barFigure(s, "ablation_time", "Median time per batch by variant", "ms", short, []string{"time per batch"}, tv, func(p *plot.Plot) { p.Y.Min = 0 }); err != nil {
+	var xs, ys []float64
+	for i, v := range tv {
+		xs, ys = append(xs, float64(i)), append(ys, max(v[0], 0.1))
+	}
+	if err := r.lineFigure(s, "ablation_time", "Median time per batch by variant (log scale)", "variant", "ms",
+		[]series{{name: "median time per batch", xs: xs, ys: ys, points: true, color: 1}}, func(p *plot.Plot) {
+			logY(p)
+			p.NominalX(short...)
+			p.X.Label.Text = "variant"
+		}); err != nil {
 		return err
 	}
 	return r.barFigure(s, "ablation_size", "Median model size by variant", "count", short, []string{"variables", "constraints"}, sv, func(p *plot.Plot) { p.Y.Min = 0 })

@@ -60,6 +60,10 @@ func addSeries(p *plot.Plot, ss []series) error {
 			}
 			sc.GlyphStyle.Color = color.RGBA{0x99, 0x99, 0x99, 0xff}
 			sc.GlyphStyle.Radius = vg.Points(1.2)
+			if s.color > 0 {
+				sc.GlyphStyle.Color = colorAt(s.color - 1)
+				sc.GlyphStyle.Radius = vg.Points(4)
+			}
 			sc.GlyphStyle.Shape = draw.CircleGlyph{}
 			p.Add(sc)
 			p.Legend.Add(s.name, sc)
