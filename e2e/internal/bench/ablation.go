@@ -249,6 +249,7 @@ func runAblation(ctx context.Context, r *Runner) error {
 			logY(p)
 			p.NominalX(short...)
 			p.X.Label.Text = "variant"
+			p.Legend.Left = true
 		}); err != nil {
 		return err
 	}
