@@ -35,6 +35,10 @@ var ablationVariants = []ablationVariant{
 	{name: "MiniZinc/Gecode, all naive", enc: weave.Encoding{NaiveSums: true, NoLoads: true, NoBinPacking: true, Pairwise: true}, minizinc: true, style: minizinc.Naive},
 }
 
+// ablationImprovement is the native solver's improvement timeout in the ablation (the scheduler's own
+// default is not exported).
+const ablationImprovement = 20 * time.Millisecond
+
 // runAblation is experiment 7. The scheduler package does not take an encoding or a backend (its compile
 // options are fixed), so the ablation compiles the scheduler's own placement model (scheduler.ModelSQL)
 // with the root weave API: the experiment-1 workload is replayed in-process through package scheduler
@@ -60,8 +64,8 @@ func runAblation(ctx context.Context, r *Runner) error {
 	s.Setup = fmt.Sprintf("The scheduler package has no option for the encoding or the backend, so this runs in-process: the experiment-1 workload "+
 		"(%d nodes, %d apps × (%d + %d) pods) replayed through package scheduler (b = %d); at %d sampled batches the state database as it was before the batch "+
 		"is copied (SQLite VACUUM INTO, the batch's bindings undone) and the same batch is solved by the scheduler's placement model (scheduler.ModelSQL) compiled "+
-		"with each weave.Encoding, on the native solver (timeout %v, improvement timeout 20 ms, as the scheduler) and through MiniZinc (timeout %v). %s",
-		nodes, apps, per, per, b, samples, timeout, mznTimeout, mznNote)
+		"with each weave.Encoding, on the native solver (timeout %v, improvement timeout %v) and through MiniZinc (timeout %v). %s",
+		nodes, apps, per, per, b, samples, timeout, ablationImprovement, mznTimeout, mznNote)
 
 	sch, err := scheduler.New(scheduler.Config{BatchSize: b, BatchIdle: -1, Timeout: timeout})
 	if err != nil {
@@ -148,7 +152,7 @@ func runAblation(ctx context.Context, r *Runner) error {
 					db.Close()
 					return fmt.Errorf("connect %s: %w", v.name, err)
 				}
-				opts := weave.SolveOptions{Timeout: timeout, ImprovementTimeout: 20 * time.Millisecond, NoExplain: true}
+				opts := weave.SolveOptions{Timeout: timeout, ImprovementTimeout: ablationImprovement, NoExplain: true}
 				if v.minizinc {
 					opts.Timeout = mznTimeout
 					opts.Backend = minizinc.Backend{Style: v.style}
