@@ -220,9 +220,17 @@ func (c *Cluster) WaitBound(ctx context.Context, ns string, want int, timeout ti
 // RunKubeScheduler runs the real kube-scheduler (default profiles) until ctx is cancelled.
 func (c *Cluster) RunKubeScheduler(ctx context.Context, t testing.TB) {
 	t.Helper()
+	if err := c.StartKubeScheduler(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// StartKubeScheduler starts the real kube-scheduler (default profiles), which runs until ctx is cancelled;
+// it returns once the scheduler's informers have synced.
+func (c *Cluster) StartKubeScheduler(ctx context.Context) error {
 	cfg, err := latest.Default()
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	informerFactory := scheduler.NewInformerFactory(c.Client, 0)
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: c.Client.EventsV1()})
@@ -237,14 +245,15 @@ func (c *Cluster) RunKubeScheduler(ctx context.Context, t testing.TB) {
 		scheduler.WithParallelism(cfg.Parallelism),
 	)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	informerFactory.Start(ctx.Done())
 	informerFactory.WaitForCacheSync(ctx.Done())
 	if err := sched.WaitForHandlersSync(ctx); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	go sched.Run(ctx)
+	return nil
 }
 
 // SetRunning reports a bound pod Running and Ready, as its kubelet would (there is none here). The Eviction

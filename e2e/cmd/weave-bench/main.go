@@ -1,0 +1,114 @@
+// Command weave-bench runs the Weave paper's §6 experiments end to end against weave-scheduler and the real
+// kube-scheduler (one at a time, on the same in-process API server and workload), and writes the raw data
+// as CSV, the figures as PNG and SVG, and report.md beside them.
+//
+//	weave-bench all --out DIR          # every experiment, the paper's sizes (long)
+//	weave-bench quick --out DIR        # every experiment, small (a few minutes)
+//	weave-bench placed --out DIR       # one experiment (placed, quality, preemption, scale, ablation); --quick shrinks it
+//
+// Progress goes to stderr; the API server's and the schedulers' logs to DIR/server.log.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"k8s.io/klog/v2"
+
+	"github.com/weavesql/weave/e2e/internal/bench"
+)
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "usage: weave-bench COMMAND --out DIR [--quick]\n\ncommands:\n")
+	fmt.Fprintf(w, "  %-11s every experiment at the paper's sizes\n", "all")
+	fmt.Fprintf(w, "  %-11s every experiment, small (a few minutes)\n", "quick")
+	for _, e := range bench.Experiments {
+		fmt.Fprintf(w, "  %-11s experiment %s: %s\n", e.Name, strings.Trim(strings.Join(strings.Fields(fmt.Sprint(e.Sections)), ", "), "[]"), e.Help)
+	}
+}
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintf(os.Stderr, "weave-bench: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// redirect sends the process's stderr to DIR/server.log (off in the command's test).
+var redirect = true
+
+func run(args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(os.Stdout)
+		return nil
+	}
+	cmd := args[0]
+	fs := flag.NewFlagSet("weave-bench "+cmd, flag.ContinueOnError)
+	out := fs.String("out", "", "output directory (required)")
+	quick := fs.Bool("quick", cmd == "quick", "small sizes")
+	tiny := fs.Bool("tiny", false, "smaller still (the command's own test)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *out == "" {
+		usage(os.Stderr)
+		return fmt.Errorf("--out is required")
+	}
+	var exps []bench.Experiment
+	switch cmd {
+	case "all", "quick":
+		exps = bench.Experiments
+	default:
+		e, ok := bench.Lookup(cmd)
+		if !ok {
+			usage(os.Stderr)
+			return fmt.Errorf("unknown command %q", cmd)
+		}
+		exps = []bench.Experiment{e}
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	logFile, err := os.Create(filepath.Join(*out, "server.log"))
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	quietKlog(logFile)
+	progress := os.Stderr
+	if redirect {
+		if progress, err = redirectStderr(logFile); err != nil {
+			return err
+		}
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer cancel()
+	r, err := bench.NewRunner(bench.Config{
+		Out: *out, Quick: *quick, Tiny: *tiny,
+		Progress: progress, ServerLog: logFile,
+		Command: "weave-bench " + strings.Join(args, " "),
+	})
+	if err != nil {
+		return err
+	}
+	err = r.Run(ctx, exps)
+	fmt.Fprintf(progress, "report: %s\n", filepath.Join(*out, "report.md"))
+	return err
+}
+
+// quietKlog sends the API server's and kube-scheduler's klog output to w, at verbosity 0.
+func quietKlog(w io.Writer) {
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	fs.Set("v", "0")
+	fs.Set("logtostderr", "false")
+	fs.Set("alsologtostderr", "false")
+	fs.Set("stderrthreshold", "FATAL")
+	klog.SetOutput(w)
+}
