@@ -92,7 +92,7 @@ create table pod_node_affinity (
   operator varchar(20) not null,           -- In, NotIn, Exists, DoesNotExist
   label_value varchar(253) not null
 );
-create index pod_node_affinity_pod on pod_node_affinity (pod_name);
+create index pod_node_affinity_pod on pod_node_affinity (pod_name, term);
 
 create table pod_toleration (
   pod_name varchar(253) not null,
@@ -206,17 +206,19 @@ from pod_label join batch_pod on batch_pod.pod_name = pod_label.pod_name;
 -- model decides that fail on the node (some requirement is not met).
 create view node_affinity_unmet as
 select distinct r.pod_name, r.term, node.name as node_name
-from batch_pod, pod_node_affinity r, node
-where r.pod_name = batch_pod.pod_name and r.required = true
-  and coalesce(batch_pod.bound_node, '') <> node.name
+from (select distinct t.pod_name, t.term, t.label_key, t.operator, t.label_value, b.bound_node
+      from batch_pod b join pod_node_affinity t on t.pod_name = b.pod_name
+      where t.required = true) r, node
+where coalesce(r.bound_node, '') <> node.name
   and case r.operator
     when 'Exists' then not exists (select 1 from node_label l where l.node_name = node.name and l.label_key = r.label_key)
     when 'DoesNotExist' then exists (select 1 from node_label l where l.node_name = node.name and l.label_key = r.label_key)
     when 'NotIn' then exists (select 1 from node_label l where l.node_name = node.name
                               and l.label_key = r.label_key and l.label_value = r.label_value)
-    else not exists (select 1 from node_label l join pod_node_affinity v on v.label_value = l.label_value
-                     where l.node_name = node.name and l.label_key = r.label_key and v.pod_name = r.pod_name
-                       and v.required = true and v.term = r.term and v.label_key = r.label_key and v.operator = 'In')
+    else not exists (select 1 from node_label l where l.node_name = node.name and l.label_key = r.label_key
+                     and l.label_value in (select v.label_value from pod_node_affinity v
+                                           where v.pod_name = r.pod_name and v.term = r.term and v.required = true
+                                             and v.label_key = r.label_key and v.operator = 'In'))
   end;
 
 -- The host ports of the pods a model decides.

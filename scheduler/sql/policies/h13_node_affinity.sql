@@ -3,11 +3,10 @@
 -- term must hold, all its requirements. node_affinity_unmet (schema.sql)
 -- lists the (pod, term, node) whose term fails.
 create view node_affinity_mismatch as
-select distinct u.pod_name, u.node_name from node_affinity_unmet u
-where not exists (select 1 from pod_node_affinity t
-  where t.pod_name = u.pod_name and t.required = true
-    and not exists (select 1 from node_affinity_unmet w
-                    where w.pod_name = t.pod_name and w.term = t.term and w.node_name = u.node_name));
+select u.pod_name, u.node_name from node_affinity_unmet u
+group by u.pod_name, u.node_name
+having count(distinct u.term) = (select count(distinct t.term) from pod_node_affinity t
+                                 where t.pod_name = u.pod_name and t.required = true);
 
 -- @hard_constraint
 create view h13_node_affinity as
