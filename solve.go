@@ -27,27 +27,31 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 	res := &Result{Soft: map[string]int64{}, Tables: map[string]*Table{}}
 	st := &res.Stats
 
+	// The snapshot is read while the model is grounded: the grounder
+	// waits for a relation only when it first reads it.
 	t0 := time.Now()
-	snap, err := m.fetch(ctx)
+	snap, finish, err := m.startFetch(ctx)
 	if err != nil {
 		return nil, err
 	}
-	st.Fetch = time.Since(t0)
+	gr, gerr := ground.Ground(m.prog, snap, m.groundOptions(ground.Options{Vars: m.lastVars, Constraints: m.lastConstraints}))
+	st.Ground = time.Since(t0)
+	fetched, err := finish()
+	if err != nil {
+		return nil, err // a read failed: its error, whatever grounding said
+	}
+	st.Fetch = fetched
+	if gerr != nil {
+		if errors.Is(gerr, ground.ErrData) {
+			return nil, fmt.Errorf("%w: %v", ErrData, strings.TrimPrefix(gerr.Error(), ground.ErrData.Error()+": "))
+		}
+		return nil, fmt.Errorf("%w: %v", ErrSolver, gerr)
+	}
+	m.lastVars, m.lastConstraints = gr.Model.NumVars(), gr.Model.NumConstraints()
 	st.Rows = map[string]int{}
 	for name, r := range snap.Relations {
 		st.Rows[name] = len(r.Rows)
 	}
-
-	t0 = time.Now()
-	gr, err := ground.Ground(m.prog, snap, m.groundOptions(ground.Options{Vars: m.lastVars, Constraints: m.lastConstraints}))
-	if err != nil {
-		if errors.Is(err, ground.ErrData) {
-			return nil, fmt.Errorf("%w: %v", ErrData, strings.TrimPrefix(err.Error(), ground.ErrData.Error()+": "))
-		}
-		return nil, fmt.Errorf("%w: %v", ErrSolver, err)
-	}
-	st.Ground = time.Since(t0)
-	m.lastVars, m.lastConstraints = gr.Model.NumVars(), gr.Model.NumConstraints()
 	st.PerView = gr.PerView
 	st.Views = map[string]ViewStats{}
 	for name, v := range gr.Views {
@@ -135,6 +139,33 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 		st.Verify = time.Since(t0)
 	}
 	return res, nil
+}
+
+// startFetch starts reading what the model needs in one read transaction
+// (on PostgreSQL a REPEATABLE READ one: one snapshot for every statement)
+// and returns the snapshot being filled. finish waits for the reads, ends
+// the transaction and returns how long the reads took, or why they
+// failed; it must be called once.
+func (m *Model) startFetch(ctx context.Context) (snap *ground.Snapshot, finish func() (time.Duration, error), err error) {
+	tx, err := m.db.BeginTx(ctx, snapshotOptions(dialectOf(m.db)))
+	if err != nil {
+		return nil, nil, dbError("starting the read transaction", err)
+	}
+	snap = ground.Start(ctx, tx, m.prog)
+	finish = func() (time.Duration, error) {
+		defer tx.Rollback()
+		if err := snap.Wait(); err != nil {
+			if connectionLost(err) {
+				return 0, dbError("reading the state", err)
+			}
+			return 0, fmt.Errorf("weave: %w", err)
+		}
+		if err := tx.Commit(); err != nil {
+			return 0, dbError("reading the state", err)
+		}
+		return snap.Took, nil
+	}
+	return snap, finish, nil
 }
 
 // fetch reads what the model needs in one read transaction (on

@@ -87,7 +87,7 @@ func (g *grounder) baseRel(s *ir.Source) *rel {
 	if r, ok := g.base[name]; ok {
 		return r
 	}
-	data := g.snap.Relations[name]
+	data := g.relation(name)
 	if data == nil {
 		g.fail("relation %s was not read", name)
 	}

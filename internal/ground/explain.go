@@ -54,7 +54,7 @@ func (b *Blame) Label(gr *Grounded) string {
 
 // RowKey is the primary key of a row, or all its columns without one.
 func (gr *Grounded) RowKey(r RowRef) string {
-	data := gr.snap.Relations[r.Table.Name].Rows[r.Row]
+	data := gr.snap.rows(r.Table.Name)[r.Row]
 	cols := r.Table.PrimaryKey
 	if len(cols) == 0 {
 		for i := range r.Table.Columns {
@@ -70,7 +70,7 @@ func (gr *Grounded) RowKey(r RowRef) string {
 
 // Row returns the stored values of a referenced row, keyed by column.
 func (gr *Grounded) Row(r RowRef) map[string]any {
-	data := gr.snap.Relations[r.Table.Name].Rows[r.Row]
+	data := gr.snap.rows(r.Table.Name)[r.Row]
 	out := map[string]any{}
 	for i, c := range r.Table.Columns {
 		if c.Variable {

@@ -3,9 +3,11 @@ package ground
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/weavesql/weave/internal/ir"
 )
@@ -20,8 +22,65 @@ type Relation struct {
 }
 
 // Snapshot is everything one solve reads, fetched in one transaction.
+//
+// A snapshot from Start is filled while the model is grounded: the
+// grounder waits for a relation only when it first reads it, so reading
+// the database and grounding overlap (on two cores, most of the reads).
 type Snapshot struct {
+	// Relations holds every relation once the snapshot is complete (Fetch,
+	// or after Wait).
 	Relations map[string]*Relation
+	// Took is how long the reads took (set once Wait returns).
+	Took time.Duration
+	// pending holds, while the fetch runs, each relation's slot.
+	pending map[string]*pendingRelation
+	done    chan struct{}
+	err     error
+}
+
+type pendingRelation struct {
+	ready chan struct{} // closed once rel is read, or the fetch failed
+	rel   *Relation
+}
+
+// relation returns the relation named name, waiting while it is being
+// read; nil for a relation the snapshot does not hold. An error is the
+// fetch's: the relation could not be read.
+func (s *Snapshot) relation(name string) (*Relation, error) {
+	if s.pending == nil {
+		return s.Relations[name], nil
+	}
+	p, ok := s.pending[name]
+	if !ok {
+		return nil, nil
+	}
+	<-p.ready
+	if p.rel == nil {
+		return nil, errFetchFailed
+	}
+	return p.rel, nil
+}
+
+// rows returns the rows of the relation named name (nil if the snapshot
+// does not hold it or it could not be read), waiting while it is read.
+func (s *Snapshot) rows(name string) [][]any {
+	if r, _ := s.relation(name); r != nil {
+		return r.Rows
+	}
+	return nil
+}
+
+// errFetchFailed is what grounding stops with when a relation it waits for
+// could not be read; Wait returns the reason.
+var errFetchFailed = errors.New("the snapshot could not be read")
+
+// Wait waits until the fetch is complete and returns its error. The
+// transaction the fetch reads may be ended once Wait returns.
+func (s *Snapshot) Wait() error {
+	if s.done != nil {
+		<-s.done
+	}
+	return s.err
 }
 
 // Needs lists the tables and pushed-down views the compiled part of the
@@ -30,6 +89,34 @@ type Snapshot struct {
 // reads. Views pushed down to the database and only read by other such
 // views are not fetched: the model's size follows what its views select.
 func Needs(p *ir.Program) (tables []*ir.Table, inputs []*ir.View) {
+	for _, n := range needs(p) {
+		if n.table != nil {
+			tables = append(tables, n.table)
+		} else {
+			inputs = append(inputs, n.view)
+		}
+	}
+	return tables, inputs
+}
+
+// need is one relation to read: a table or a pushed-down view.
+type need struct {
+	table *ir.Table
+	view  *ir.View
+}
+
+func (n need) name() string {
+	if n.table != nil {
+		return n.table.Name
+	}
+	return n.view.Name
+}
+
+// needs lists what Needs lists, in the order the grounder first reads
+// them: the tables with decision columns and their domains' sources,
+// then the relations of each view in the program's order.
+func needs(p *ir.Program) []need {
+	var out []need
 	seenT := map[*ir.Table]bool{}
 	seenV := map[*ir.View]bool{}
 	var visit func(q *ir.Query)
@@ -42,12 +129,12 @@ func Needs(p *ir.Program) (tables []*ir.Table, inputs []*ir.View) {
 			case ir.FromTable:
 				if !seenT[s.Table] {
 					seenT[s.Table] = true
-					tables = append(tables, s.Table)
+					out = append(out, need{table: s.Table})
 				}
 			case ir.FromInput:
 				if !seenV[s.View] {
 					seenV[s.View] = true
-					inputs = append(inputs, s.View)
+					out = append(out, need{view: s.View})
 				}
 			case ir.FromQuery:
 				visit(s.Query)
@@ -68,7 +155,7 @@ func Needs(p *ir.Program) (tables []*ir.Table, inputs []*ir.View) {
 	for _, t := range p.Tables {
 		if t.HasVariables() && !seenT[t] {
 			seenT[t] = true
-			tables = append(tables, t)
+			out = append(out, need{table: t})
 		}
 		for _, c := range t.Columns {
 			for _, d := range c.Domain {
@@ -81,17 +168,63 @@ func Needs(p *ir.Program) (tables []*ir.Table, inputs []*ir.View) {
 			visit(v.Query)
 		}
 	}
-	return tables, inputs
+	return out
+}
+
+// Querier is what a snapshot is read through: a read transaction.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
 // Fetch reads the relations the program needs through q (a read
 // transaction, so that they form one consistent snapshot).
-func Fetch(ctx context.Context, q interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}, p *ir.Program) (*Snapshot, error) {
-	tables, inputs := Needs(p)
-	snap := &Snapshot{Relations: map[string]*Relation{}}
-	for _, t := range tables {
+func Fetch(ctx context.Context, q Querier, p *ir.Program) (*Snapshot, error) {
+	s := Start(ctx, q, p)
+	if err := s.Wait(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Start starts reading the relations the program needs through q, in the
+// order the grounder reads them, and returns the snapshot they fill. q
+// must stay usable until Wait returns.
+func Start(ctx context.Context, q Querier, p *ir.Program) *Snapshot {
+	ns := needs(p)
+	s := &Snapshot{pending: make(map[string]*pendingRelation, len(ns)), done: make(chan struct{})}
+	slots := make([]*pendingRelation, len(ns))
+	for i, n := range ns {
+		slots[i] = &pendingRelation{ready: make(chan struct{})}
+		s.pending[n.name()] = slots[i]
+	}
+	t0 := time.Now()
+	go func() {
+		defer func() {
+			s.Took = time.Since(t0)
+			close(s.done)
+		}()
+		rels := make(map[string]*Relation, len(ns))
+		for i, n := range ns {
+			r, err := read(ctx, q, n)
+			if err != nil {
+				s.err = err
+				for _, sl := range slots[i:] {
+					close(sl.ready)
+				}
+				return
+			}
+			rels[r.Name] = r
+			slots[i].rel = r
+			close(slots[i].ready)
+		}
+		s.Relations = rels
+	}()
+	return s
+}
+
+// read reads one table (in primary-key order) or pushed-down view.
+func read(ctx context.Context, q Querier, n need) (*Relation, error) {
+	if t := n.table; t != nil {
 		r := &Relation{Name: t.Name}
 		for _, c := range t.Columns {
 			r.Columns = append(r.Columns, c.Name)
@@ -108,28 +241,24 @@ func Fetch(ctx context.Context, q interface {
 		if err := r.load(ctx, q, "select "+quoteList(r.Columns)+" from "+quoteIdent(t.Name)+order); err != nil {
 			return nil, err
 		}
-		snap.Relations[t.Name] = r
+		return r, nil
 	}
-	for _, v := range inputs {
-		r := &Relation{Name: v.Name}
-		for _, o := range v.Query.Select {
-			r.Columns = append(r.Columns, o.Name)
-			r.Types = append(r.Types, o.Expr.Type())
-		}
-		// Views are read by position: the name a database gives an unnamed
-		// expression column differs (SQLite: its text; PostgreSQL: the
-		// function's name or ?column?).
-		if err := r.load(ctx, q, "select * from "+quoteIdent(v.Name)); err != nil {
-			return nil, err
-		}
-		snap.Relations[v.Name] = r
+	v := n.view
+	r := &Relation{Name: v.Name}
+	for _, o := range v.Query.Select {
+		r.Columns = append(r.Columns, o.Name)
+		r.Types = append(r.Types, o.Expr.Type())
 	}
-	return snap, nil
+	// Views are read by position: the name a database gives an unnamed
+	// expression column differs (SQLite: its text; PostgreSQL: the
+	// function's name or ?column?).
+	if err := r.load(ctx, q, "select * from "+quoteIdent(v.Name)); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
-func (r *Relation) load(ctx context.Context, q interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}, query string) error {
+func (r *Relation) load(ctx context.Context, q Querier, query string) error {
 	rows, err := q.QueryContext(ctx, query)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", r.Name, err)

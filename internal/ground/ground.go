@@ -230,6 +230,17 @@ func (g *grounder) count(name string, vars0, cons0 int) {
 // groundError carries an error out of deep recursion.
 type groundError struct{ err error }
 
+// relation returns the fetched relation named name (nil if the snapshot
+// does not hold it), waiting while it is being read. If it cannot be
+// read, grounding stops with errFetchFailed: the snapshot's Wait says why.
+func (g *grounder) relation(name string) *Relation {
+	r, err := g.snap.relation(name)
+	if err != nil {
+		panic(groundError{err})
+	}
+	return r
+}
+
 func (g *grounder) fail(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if g.view != "" {
@@ -281,7 +292,7 @@ func (g *grounder) makeVariables() {
 		if !t.HasVariables() {
 			continue
 		}
-		r := g.snap.Relations[t.Name]
+		r := g.relation(t.Name)
 		if r == nil {
 			g.fail("table %s was not read", t.Name)
 		}
@@ -487,8 +498,5 @@ func (gr *Grounded) Value(r *cp.Response, t *ir.Table, row, col int) any {
 
 // Rows returns the fetched rows of a table, in the order Value indexes them.
 func (gr *Grounded) Rows(t *ir.Table) [][]any {
-	if r := gr.snap.Relations[t.Name]; r != nil {
-		return r.Rows
-	}
-	return nil
+	return gr.snap.rows(t.Name)
 }
