@@ -158,6 +158,54 @@ func connect(fs []form, isOr bool) form {
 	return fAnd(out)
 }
 
+// equalitiesDecide simplifies a short conjunction by its atoms "x = v":
+// "x <> w" with w ≠ v is implied and dropped, and "x = w" with w ≠ v
+// contradicts it (ok false). neg uses it: a join on a nullable decision
+// column is "x = v and x is not null", and "not exists (... = x)" was a
+// clause "x <> v or x is null" per value; it is "x <> v", a domain cut.
+func equalitiesDecide(fs []form) ([]form, bool) {
+	if len(fs) < 2 || len(fs) > 8 {
+		return fs, true
+	}
+	n := 0
+	for _, f := range fs {
+		if e, ok := f.(fEq); ok && !e.not {
+			n++
+		}
+	}
+	if n == 0 {
+		return fs, true
+	}
+	implied := func(f form) (drop, contradicts bool) {
+		e, ok := f.(fEq)
+		if !ok {
+			return false, false
+		}
+		for _, h := range fs {
+			d, ok := h.(fEq)
+			if !ok || d.not || d.x != e.x || d.v == e.v {
+				continue
+			}
+			if e.not {
+				return true, false // x = d.v implies x <> e.v
+			}
+			return false, true // x = d.v and x = e.v
+		}
+		return false, false
+	}
+	out := fs[:0:0]
+	for _, f := range fs {
+		drop, contradicts := implied(f)
+		switch {
+		case contradicts:
+			return nil, false
+		case !drop:
+			out = append(out, f)
+		}
+	}
+	return out, true
+}
+
 // dedupe drops repeated atoms from a short list ("present and present"
 // arises from a guard and a not-null test on the same group), in place.
 func dedupe(fs []form) []form {
@@ -228,8 +276,15 @@ func neg(f form) form {
 	case fEq:
 		return fEq{x: f.x, v: f.v, not: !f.not}
 	case fAnd:
-		out := make([]form, len(f))
-		for i, g := range f {
+		f2, ok := equalitiesDecide(f)
+		switch {
+		case !ok:
+			return fTrue // the conjunction cannot hold
+		case len(f2) == 1:
+			return neg(f2[0])
+		}
+		out := make([]form, len(f2))
+		for i, g := range f2 {
 			out[i] = neg(g)
 		}
 		return or(out...)

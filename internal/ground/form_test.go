@@ -28,8 +28,31 @@ func TestFormsFoldConstantsAndDedupe(t *testing.T) {
 			t.Errorf("%s: got %#v, want %#v", c.name, c.got, c.want)
 		}
 	}
+	// The negation of a conjunction is decided by its equalities first:
+	// "not (x = 3 and x <> 4)" is "x <> 3"; "not (x = 3 and x = 4)" is
+	// true; atoms of another variable stay.
+	y := m.NewIntVar(0, 5, "y")
+	for _, c := range []struct {
+		name string
+		got  form
+		want form
+	}{
+		{"not (x = 3 and x <> 4)", neg(and(atom, fEq{x: x, v: 4, not: true})), fEq{x: x, v: 3, not: true}},
+		{"not (x <> 4 and x = 3 and x <> 5)", neg(and(fEq{x: x, v: 4, not: true}, atom, fEq{x: x, v: 5, not: true})), fEq{x: x, v: 3, not: true}},
+		{"not (x = 3 and x = 4)", neg(and(atom, fEq{x: x, v: 4})), fTrue},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: got %#v, want %#v", c.name, c.got, c.want)
+		}
+	}
+	if got, ok := neg(and(atom, fEq{x: y, v: 4, not: true})).(fOr); !ok || len(got) != 2 {
+		t.Errorf("not (x = 3 and y <> 4) = %#v, want both atoms", neg(and(atom, fEq{x: y, v: 4, not: true})))
+	}
+	if got, ok := neg(and(atom, fEq{x: x, v: 3, not: true})).(fOr); !ok || len(got) != 2 {
+		t.Errorf("not (x = 3 and x <> 3) = %#v, want both atoms", neg(and(atom, fEq{x: x, v: 3, not: true})))
+	}
 	// De Morgan: not (a and b) = (not a) or (not b).
-	b := fEq{x: x, v: 4}
+	b := fEq{x: y, v: 4}
 	got, ok := neg(and(atom, b)).(fOr)
 	if !ok || len(got) != 2 || got[0] != neg(atom) || got[1] != neg(b) {
 		t.Errorf("not (a and b) = %#v", neg(and(atom, b)))
