@@ -168,23 +168,15 @@ func (m *Model) startFetch(ctx context.Context) (snap *ground.Snapshot, finish f
 	return snap, finish, nil
 }
 
-// fetch reads what the model needs in one read transaction (on
-// PostgreSQL a REPEATABLE READ one: one snapshot for every statement).
+// fetch reads what the model needs in one read transaction and waits for
+// the whole snapshot (explanations, tests).
 func (m *Model) fetch(ctx context.Context) (*ground.Snapshot, error) {
-	tx, err := m.db.BeginTx(ctx, snapshotOptions(dialectOf(m.db)))
+	snap, finish, err := m.startFetch(ctx)
 	if err != nil {
-		return nil, dbError("starting the read transaction", err)
+		return nil, err
 	}
-	defer tx.Rollback()
-	snap, err := ground.Fetch(ctx, tx, m.prog)
-	if err != nil {
-		if connectionLost(err) {
-			return nil, dbError("reading the state", err)
-		}
-		return nil, fmt.Errorf("weave: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, dbError("reading the state", err)
+	if _, err := finish(); err != nil {
+		return nil, err
 	}
 	return snap, nil
 }

@@ -23,12 +23,12 @@ type Relation struct {
 
 // Snapshot is everything one solve reads, fetched in one transaction.
 //
-// A snapshot from Start is filled while the model is grounded: the
-// grounder waits for a relation only when it first reads it, so reading
-// the database and grounding overlap (on two cores, most of the reads).
+// Start returns it while it is being filled and the model is grounded
+// meanwhile: the grounder waits for a relation only when it first reads
+// it, so reading the database and grounding overlap.
 type Snapshot struct {
-	// Relations holds every relation once the snapshot is complete (Fetch,
-	// or after Wait).
+	// Relations holds every relation once the snapshot is complete (after
+	// Wait).
 	Relations map[string]*Relation
 	// Took is how long the reads took (set once Wait returns).
 	Took time.Duration
@@ -47,9 +47,6 @@ type pendingRelation struct {
 // read; nil for a relation the snapshot does not hold. An error is the
 // fetch's: the relation could not be read.
 func (s *Snapshot) relation(name string) (*Relation, error) {
-	if s.pending == nil {
-		return s.Relations[name], nil
-	}
 	p, ok := s.pending[name]
 	if !ok {
 		return nil, nil
@@ -77,9 +74,7 @@ var errFetchFailed = errors.New("the snapshot could not be read")
 // Wait waits until the fetch is complete and returns its error. The
 // transaction the fetch reads may be ended once Wait returns.
 func (s *Snapshot) Wait() error {
-	if s.done != nil {
-		<-s.done
-	}
+	<-s.done
 	return s.err
 }
 
@@ -174,16 +169,6 @@ func needs(p *ir.Program) []need {
 // Querier is what a snapshot is read through: a read transaction.
 type Querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
-// Fetch reads the relations the program needs through q (a read
-// transaction, so that they form one consistent snapshot).
-func Fetch(ctx context.Context, q Querier, p *ir.Program) (*Snapshot, error) {
-	s := Start(ctx, q, p)
-	if err := s.Wait(); err != nil {
-		return nil, err
-	}
-	return s, nil
 }
 
 // Start starts reading the relations the program needs through q, in the
