@@ -26,6 +26,7 @@ type Model struct {
 	// rewrites lists the passes that changed the program.
 	rewrites []string
 	db       *sql.DB
+	reads    preparedReads // the snapshot's statements, prepared on db
 	mu       sync.Mutex
 	// lastVars and lastConstraints size the next model (Solve), so a
 	// scheduling loop grounding batch after batch does not regrow it.

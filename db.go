@@ -206,8 +206,10 @@ func (m *Model) Connect(db *sql.DB) error {
 			return err
 		}
 	}
+	reads := prepareReads(ctx, db, ground.Queries(m.prog))
 	m.mu.Lock()
-	m.db = db
+	m.reads.close()
+	m.db, m.reads = db, reads
 	m.mu.Unlock()
 	return nil
 }

@@ -207,13 +207,25 @@ func Start(ctx context.Context, q Querier, p *ir.Program) *Snapshot {
 	return s
 }
 
-// read reads one table (in primary-key order) or pushed-down view.
-func read(ctx context.Context, q Querier, n need) (*Relation, error) {
+// Queries lists the statements a snapshot of p is read with, in the
+// order Start runs them: a caller that reads snapshot after snapshot can
+// prepare them once (Querier gets exactly these strings).
+func Queries(p *ir.Program) []string {
+	ns := needs(p)
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = n.query()
+	}
+	return out
+}
+
+// query is the statement that reads n: a table in primary-key order, or
+// a pushed-down view.
+func (n need) query() string {
 	if t := n.table; t != nil {
-		r := &Relation{Name: t.Name}
-		for _, c := range t.Columns {
-			r.Columns = append(r.Columns, c.Name)
-			r.Types = append(r.Types, c.Type)
+		cols := make([]string, len(t.Columns))
+		for i, c := range t.Columns {
+			cols[i] = c.Name
 		}
 		order := ""
 		if len(t.PrimaryKey) > 0 {
@@ -223,21 +235,29 @@ func read(ctx context.Context, q Querier, n need) (*Relation, error) {
 			}
 			order = " order by " + strings.Join(ks, ", ")
 		}
-		if err := r.load(ctx, q, "select "+quoteList(r.Columns)+" from "+quoteIdent(t.Name)+order); err != nil {
-			return nil, err
-		}
-		return r, nil
-	}
-	v := n.view
-	r := &Relation{Name: v.Name}
-	for _, o := range v.Query.Select {
-		r.Columns = append(r.Columns, o.Name)
-		r.Types = append(r.Types, o.Expr.Type())
+		return "select " + quoteList(cols) + " from " + quoteIdent(t.Name) + order
 	}
 	// Views are read by position: the name a database gives an unnamed
 	// expression column differs (SQLite: its text; PostgreSQL: the
 	// function's name or ?column?).
-	if err := r.load(ctx, q, "select * from "+quoteIdent(v.Name)); err != nil {
+	return "select * from " + quoteIdent(n.view.Name)
+}
+
+// read reads one table or pushed-down view.
+func read(ctx context.Context, q Querier, n need) (*Relation, error) {
+	r := &Relation{Name: n.name()}
+	if t := n.table; t != nil {
+		for _, c := range t.Columns {
+			r.Columns = append(r.Columns, c.Name)
+			r.Types = append(r.Types, c.Type)
+		}
+	} else {
+		for _, o := range n.view.Query.Select {
+			r.Columns = append(r.Columns, o.Name)
+			r.Types = append(r.Types, o.Expr.Type())
+		}
+	}
+	if err := r.load(ctx, q, n.query()); err != nil {
 		return nil, err
 	}
 	return r, nil
