@@ -173,9 +173,15 @@ type Stats struct {
 	Extract time.Duration `json:"extract_ns"`
 	Verify  time.Duration `json:"verify_ns"`
 	Explain time.Duration `json:"explain_ns"`
-	// Branches and Conflicts come from the solver.
+	// Branches, Conflicts and Solutions come from the solver; Solutions
+	// counts the improving solutions it found.
 	Branches  int64 `json:"branches"`
 	Conflicts int64 `json:"conflicts"`
+	Solutions int64 `json:"solutions"`
+	// FirstSolution is the time from the solver's start (the start of
+	// the Solve phase) to its first solution, 0 if it found none; the
+	// rest of Solve went to improving it or proving it optimal.
+	FirstSolution time.Duration `json:"first_solution_ns"`
 }
 
 // ViewStats is what one view added to the grounded model.

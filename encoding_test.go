@@ -262,3 +262,30 @@ create view low as select 0 - sum(slot) from task;
 		}
 	}
 }
+
+// TestDisjunctionOverOneColumnIsADomain: "x is null or exists (a stored
+// row at x)" is x ∈ {NULL, the rows' values}, a domain restriction, not
+// a clause over a literal per value (which left every other value in x's
+// domain for the search to try: required affinity to bound pods cost the
+// scheduler hundreds of conflicts per batch).
+func TestDisjunctionOverOneColumnIsADomain(t *testing.T) {
+	schema := `
+create table node (name varchar(10) not null primary key);
+create table holder (node_name varchar(10) not null references node(name));
+-- @variable_columns (node_name)
+create table pod (name varchar(10) not null primary key, node_name varchar(10) references node(name));
+-- @hard_constraint
+create view near_holder as
+select * from pod
+where pod.node_name is null
+   or exists (select 1 from holder h where h.node_name = pod.node_name);
+-- @soft_constraint
+create view placed as select count(*) from pod where pod.node_name is not null;
+`
+	state := "insert into node values ('a'), ('b'), ('c'), ('d'); insert into holder values ('b'), ('d'), ('d'); insert into pod (name) values ('p1'), ('p2'), ('p3')"
+	st := encodingStats(t, schema, weave.Encoding{}, state)
+	v := st.Views["near_holder"]
+	if v.ByKind["membership"] != 3 || v.ByKind["bool_or"] != 0 || v.ByKind["eq_lit"] != 0 {
+		t.Errorf("want one membership per pod and no clause or literal: %v", v.ByKind)
+	}
+}

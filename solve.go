@@ -90,6 +90,8 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 	}
 	st.Branches = resp.Stats.Branches
 	st.Conflicts = resp.Stats.Conflicts
+	st.Solutions = resp.Stats.Solutions
+	st.FirstSolution = resp.Stats.FirstSolution
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSolver, err)
 	}

@@ -505,12 +505,56 @@ func (g *grounder) post(f form, enf ...cp.Lit) {
 		if holds {
 			return
 		}
+		if x, vals, ok := sameVarIn(f); ok {
+			g.note(m.AddMembership(x, vals).OnlyEnforceIf(enf...))
+			return
+		}
 		cl := make([]cp.Lit, 0, len(enf)+len(f))
 		for _, l := range enf {
 			cl = append(cl, l.Not())
 		}
 		g.note(m.AddBoolOr(g.clauseLits(cl, f)...))
 	}
+}
+
+// sameVarIn recognises a disjunction of "x = v" and "x ∈ vals" atoms over
+// one variable: it is "x ∈ (their union)", a domain restriction, where a
+// clause over one literal per value would leave the other values in x's
+// domain for the search to try and fail one by one. SQL writes it as
+// "x is null or exists (select ... where q.node = x)" over stored rows
+// (required pod affinity to bound pods: the nodes that hold them).
+func sameVarIn(f fOr) (x cp.IntVar, vals []int64, ok bool) {
+	for i, h := range f {
+		var y cp.IntVar
+		switch a := h.(type) {
+		case fEq:
+			if a.not {
+				return x, nil, false
+			}
+			y = a.x
+		case fIn:
+			if a.not {
+				return x, nil, false
+			}
+			y = a.x
+		default:
+			return x, nil, false
+		}
+		if i == 0 {
+			x = y
+		} else if y != x {
+			return x, nil, false
+		}
+	}
+	for _, h := range f {
+		switch a := h.(type) {
+		case fEq:
+			vals = append(vals, a.v)
+		case fIn:
+			vals = append(vals, a.vals...)
+		}
+	}
+	return x, vals, len(f) > 0
 }
 
 // absorb simplifies a required disjunction by absorption, a ∨ (¬a ∧ b) =
