@@ -33,7 +33,10 @@ type Config struct {
 	// negative value does not wait.
 	BatchIdle time.Duration
 	// Timeout bounds each solve; 0 means 2s. On expiry the best placement
-	// found is used.
+	// found is used. A batch with no placement found in time is solved
+	// again in halves, each with its share of Timeout, within 4 × Timeout
+	// in all; pods left over are unschedulable for now and retried with
+	// the next batch.
 	Timeout time.Duration
 	// ImprovementTimeout ends a solve once the placement has not improved
 	// for that long (Weave's SolveOptions.ImprovementTimeout), so a batch
@@ -72,6 +75,9 @@ type Config struct {
 	// independent check for it). Unknown IDs and RequiredPolicies are an
 	// error of New.
 	DisabledPolicies []string
+	// Backend solves the grounded models; nil means Weave's native engine
+	// (weave.SolveOptions.Backend), e.g. backend/minizinc to compare.
+	Backend weave.Backend
 }
 
 // Scheduler holds the cluster state (in memory and in the state database) and the two
@@ -357,26 +363,46 @@ func (s *Scheduler) ScheduleBatch(ctx context.Context) ([]Binding, []Unschedulab
 	if len(q) == 0 {
 		return nil, nil, nil
 	}
-	placed, err := s.placeSplit(ctx, q)
+	placed, err := s.placeSplit(ctx, q, s.cfg.Timeout, time.Now().Add(splitBudget*s.cfg.Timeout))
 	if err != nil {
 		return nil, nil, err
 	}
 	return s.apply(ctx, q, placed, nil)
 }
 
-// placeSplit solves a batch; when the solver finds no solution within the
-// time limit it solves the two halves in turn (the first half is assumed
-// bound while the second is solved), down to single pods.
-func (s *Scheduler) placeSplit(ctx context.Context, q []*Pod) (map[string]string, error) {
-	placed, _, err := s.solve(ctx, s.placement, q, nil)
+// splitBudget bounds a batch's solves, in Timeouts. A batch no solve
+// answers in time is split in halves, each solved with its share of
+// Timeout (the pods' share: smaller models solve sooner), so each level
+// of halving costs at most one Timeout, and splitBudget levels are tried.
+// Before, every solve of the 2n - 1 a batch of n pods could come to had
+// the whole Timeout: 100 pods that no node could take any more kept the
+// loop 146 s on one batch.
+const splitBudget = 4
+
+// minSplitSolve is the least time worth a solve of a split batch.
+const minSplitSolve = 10 * time.Millisecond
+
+// placeSplit solves a batch within limit; when the solver finds no
+// solution in time it solves the two halves in turn, each within its
+// share of limit (the first half is assumed bound while the second is
+// solved), down to single pods, until deadline: a pod not solved by then
+// is left out of the result (unschedulable for now, retried with the next
+// batch).
+func (s *Scheduler) placeSplit(ctx context.Context, q []*Pod, limit time.Duration, deadline time.Time) (map[string]string, error) {
+	limit = min(limit, time.Until(deadline))
+	if limit < minSplitSolve {
+		return map[string]string{}, nil
+	}
+	placed, _, err := s.solve(ctx, s.placement, q, nil, limit)
 	if !errors.Is(err, ErrNoSolution) || len(q) == 1 {
 		if errors.Is(err, ErrNoSolution) {
 			return map[string]string{}, nil // one pod, no answer in time: unschedulable for now
 		}
 		return placed, err
 	}
+	share := func(part []*Pod) time.Duration { return limit * time.Duration(len(part)) / time.Duration(len(q)) }
 	h := len(q) / 2
-	first, err := s.placeSplit(ctx, q[:h])
+	first, err := s.placeSplit(ctx, q[:h], share(q[:h]), deadline)
 	if err != nil {
 		return nil, err
 	}
@@ -396,7 +422,7 @@ func (s *Scheduler) placeSplit(ctx context.Context, q []*Pod) (map[string]string
 	if err := s.exec(ctx, st); err != nil {
 		return nil, err
 	}
-	second, err := s.placeSplit(ctx, q[h:])
+	second, err := s.placeSplit(ctx, q[h:], share(q[h:]), deadline)
 	for _, p := range q[:h] {
 		s.state.Pods[p.Name].NodeName = saved[p.Name]
 	}
@@ -435,7 +461,7 @@ func (s *Scheduler) Preempt(ctx context.Context) ([]Binding, []Eviction, []Unsch
 		}
 	}
 	sort.Slice(victims, func(i, j int) bool { return victims[i].Name < victims[j].Name })
-	placed, _, err := s.solve(ctx, s.preemption, q, victims)
+	placed, _, err := s.solve(ctx, s.preemption, q, victims, s.cfg.Timeout)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -503,7 +529,7 @@ func (s *Scheduler) PreemptPods(ctx context.Context, names []string) ([]Binding,
 		return nil, nil, unsched(q, "no running pod of lower priority to evict"), nil
 	}
 	sort.Slice(victims, func(i, j int) bool { return victims[i].Name < victims[j].Name })
-	placed, _, err := s.solve(ctx, s.preemption, q, victims)
+	placed, _, err := s.solve(ctx, s.preemption, q, victims, s.cfg.Timeout)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -572,12 +598,12 @@ func (s *Scheduler) PreemptPods(ctx context.Context, names []string) ([]Binding,
 
 // solve loads the model's pods, solves and returns the node of each (""
 // for none), after the independent check.
-func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*Pod) (map[string]string, *weave.Result, error) {
+func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*Pod, timeout time.Duration) (map[string]string, *weave.Result, error) {
 	all := append(append([]*Pod(nil), pods...), victims...)
 	if err := s.exec(ctx, loadModelPods(all, victims)); err != nil {
 		return nil, nil, err
 	}
-	res, err := m.Solve(ctx, weave.SolveOptions{Timeout: s.cfg.Timeout, ImprovementTimeout: s.cfg.ImprovementTimeout, Verify: s.cfg.Verify, Seed: s.cfg.Seed, Workers: s.cfg.Workers, NoExplain: true})
+	res, err := m.Solve(ctx, weave.SolveOptions{Timeout: timeout, ImprovementTimeout: s.cfg.ImprovementTimeout, Verify: s.cfg.Verify, Seed: s.cfg.Seed, Workers: s.cfg.Workers, NoExplain: true, Backend: s.cfg.Backend})
 	if err != nil {
 		return nil, nil, err
 	}
