@@ -29,7 +29,9 @@ func (g *grounder) expr(e ir.Expr, sc scope) value {
 		if !ok {
 			return constVal(nil)
 		}
-		return intVal(l.scale(-1), null)
+		v := intVal(l.scale(-1), null)
+		v.zeroNull = x.zeroNull
+		return v
 	case *ir.Binary:
 		return g.binary(e, sc)
 	case *ir.IsNull:
@@ -153,17 +155,31 @@ func (g *grounder) binary(e *ir.Binary, sc scope) value {
 		return constVal(nil)
 	}
 	null := or(ln, rn)
+	// A sum of a value that is 0 where NULL and a constant 0 (or a
+	// multiple of such a value) stays 0 where NULL: "0 - 10 * sum(...)".
+	keep := func(v value) value {
+		if v.k == kInt && zeroOrNull(l) && zeroOrNull(r) && (isFalse(ln) || isFalse(rn)) {
+			v.zeroNull = true
+		}
+		return v
+	}
 	switch e.Op {
 	case "+":
-		return intVal(ll.add(rl, 1), null)
+		return keep(intVal(ll.add(rl, 1), null))
 	case "-":
-		return intVal(ll.add(rl, -1), null)
+		return keep(intVal(ll.add(rl, -1), null))
 	case "*":
+		scaled := func(v value, by value) value {
+			if v.k == kInt && (l.zeroNull || r.zeroNull) && !by.mayBeNull() {
+				v.zeroNull = true
+			}
+			return v
+		}
 		switch {
 		case rl.isConst():
-			return intVal(ll.scale(rl.k), null)
+			return scaled(intVal(ll.scale(rl.k), null), r)
 		case ll.isConst():
-			return intVal(rl.scale(ll.k), null)
+			return scaled(intVal(rl.scale(ll.k), null), l)
 		}
 		g.fail("product of two expressions over decision columns is not linear: %s", ir.FormatExpr(e))
 	case "/", "%":
@@ -314,6 +330,10 @@ func (g *grounder) coalesce(e *ir.Coalesce, sc scope) value {
 		}
 		if isFalse(v.null) {
 			return v
+		}
+		if v.zeroNull && i+1 < len(vals) && zeroOrNull(vals[i+1]) && !vals[i+1].mayBeNull() {
+			// coalesce(sum(...), 0): the sum is 0 where it is NULL.
+			return intVal(v.lin, fFalse)
 		}
 		rest := build(i + 1)
 		return g.choose(v.null, rest, v)

@@ -152,6 +152,28 @@ type value struct {
 	sv   cp.IntVar
 	t, f form // kBool: is true, is false
 	null form
+	// zeroNull (kInt) says lin is 0 wherever null holds, as a sum over
+	// rows is when no row is present: "NULL counts as 0" (a soft
+	// constraint's value, coalesce(v, 0)) then needs no test of null.
+	zeroNull bool
+}
+
+// zeroWhenNull marks an integer value whose lin is 0 where it is NULL.
+func zeroWhenNull(v value) value {
+	if v.k == kInt {
+		v.zeroNull = true
+	}
+	return v
+}
+
+// zeroOrNull reports whether v is 0 wherever it is NULL (a constant 0,
+// or a value marked zeroNull).
+func zeroOrNull(v value) bool {
+	if v.k == kConst {
+		k, ok := v.c.(int64)
+		return ok && k == 0
+	}
+	return v.k == kInt && (v.zeroNull || isFalse(v.null))
 }
 
 func constVal(c any) value { return value{k: kConst, c: c, null: fConst(c == nil)} }

@@ -156,6 +156,9 @@ func (g *grounder) soft(v *ir.View) lin {
 		if !ok {
 			continue
 		}
+		if rw.vals[0].zeroNull {
+			null = fFalse // a NULL value counts 0, and the value is 0 then
+		}
 		parts = append(parts, g.times(and(rw.guard, neg(null)), l))
 	}
 	return sumLins(parts)
