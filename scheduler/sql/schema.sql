@@ -235,23 +235,22 @@ join batch_pod on batch_pod.pod_name = t.pod_name
 join pod p on p.name = t.pod_name
 where t.required = true;
 
--- (term of a batch pod, node) when the node's topology domain holds a
--- bound pod of the namespace that the term selects. The domains are found
--- once per distinct selector (the replicas of a deployment share theirs),
--- not once per term: the pods of a label are many. Both sides are derived
+-- (term selector, node) when the node's topology domain holds a bound pod
+-- of the namespace that the selector (label, topology key) selects, for
+-- the selectors of the batch's terms. Per selector, not per term: the
+-- replicas of a deployment share theirs, and per term it was (pods ×
+-- nodes) rows (50,000 for 100 affine pods on 500 nodes) that the database
+-- wrote and the grounder read again for every pod. Both sides are derived
 -- tables so that SQLite, which has no statistics, reads the batch's terms
 -- first and not every term of the cluster per domain. No duplicates: a
 -- node has one value per label key, so distinct domains give distinct nodes.
 create view term_domain_match as
-select t.pod_name, t.anti, t.label_key, t.label_value, t.topology_key, dn.node_name
-from (select distinct pod_name, namespace, anti, label_key, label_value, topology_key from batch_affinity_term) t
-join (select distinct s.namespace, s.label_key, s.label_value, s.topology_key, dq.label_value as domain
-      from (select distinct namespace, label_key, label_value, topology_key from batch_affinity_term) s
+select o.namespace, o.anti, o.label_key, o.label_value, o.topology_key, dn.node_name
+from (select distinct s.namespace, s.anti, s.label_key, s.label_value, s.topology_key, dq.label_value as domain
+      from (select distinct namespace, anti, label_key, label_value, topology_key from batch_affinity_term) s
       join pod_label l on l.label_key = s.label_key and l.label_value = s.label_value
       join bound_pod q on q.name = l.pod_name and q.namespace = s.namespace
       join node_label dq on dq.node_name = q.node_name and dq.label_key = s.topology_key) o
-  on o.namespace = t.namespace and o.label_key = t.label_key and o.label_value = t.label_value
- and o.topology_key = t.topology_key
 join node_label dn on dn.label_key = o.topology_key and dn.label_value = o.domain;
 
 -- Topology domains for the hard spreading constraints of the pods a model

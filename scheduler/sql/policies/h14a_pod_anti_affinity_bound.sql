@@ -4,6 +4,8 @@
 -- @hard_constraint
 create view h14a_pod_anti_affinity_bound as
 select * from pending_pod
+join batch_affinity_term t on t.pod_name = pending_pod.pod_name and t.anti = true
 where not exists (select 1 from term_domain_match m
-                  where m.pod_name = pending_pod.pod_name and m.anti = true
+                  where m.namespace = t.namespace and m.anti = true and m.label_key = t.label_key
+                    and m.label_value = t.label_value and m.topology_key = t.topology_key
                     and m.node_name = pending_pod.node_name);
