@@ -51,6 +51,11 @@ func (g *grounder) expr(e ir.Expr, sc scope) value {
 	case *ir.In:
 		return g.in(e, sc)
 	case *ir.Exists:
+		if p := g.existsSetPlanOf(e.Sub); p != nil {
+			if v, ok := g.existsSet(p, sc.tupleForSub(), e.Not); ok {
+				return v
+			}
+		}
 		r := g.eval(e.Sub, sc.tupleForSub())
 		var gs []form
 		for _, rw := range r.rows {

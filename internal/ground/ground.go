@@ -104,6 +104,9 @@ type grounder struct {
 	// they read, corrDeps those sources per query (nil: not cached).
 	corr     map[corrKey]*rel
 	corrDeps map[*ir.Query][]int
+	// existsPlans analyses EXISTS subqueries tied to a decision by one
+	// equality (see exists_set.go); nil entries do not apply.
+	existsPlans map[*ir.Query]*existsSetPlan
 	// origin maps rows of base relations to the table rows they are.
 	origin     map[*row]RowRef
 	blameByKey map[string]*Blame
@@ -127,21 +130,22 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 			snap: snap, prog: p, vars: map[*ir.Table][][]cp.IntVar{}, dict: newDictionary(), nullOf: map[cp.IntVar]int64{},
 			blameByLit: map[int]*Blame{},
 		},
-		origin:     map[*row]RowRef{},
-		blameByKey: map[string]*Blame{},
-		loads:      map[uint64][]*loadSet{},
-		loadVars:   map[cp.IntVar]binKey{},
-		sizes:      map[*ir.Agg]map[*row]int64{},
-		lastSizes:  map[*ir.Agg]*memberSizes{},
-		binLists:   map[*candidate]*binList{},
-		rowSeqs:    map[uint64][]*binList{},
-		corr:       map[corrKey]*rel{},
-		corrDeps:   map[*ir.Query][]int{},
-		opts:       opts,
-		rels:       map[*ir.Query]*rel{},
-		base:       map[string]*rel{},
-		index:      map[indexKey]map[any][]candidate{},
-		varIndex:   map[indexKey]map[int64][]candidate{},
+		origin:      map[*row]RowRef{},
+		blameByKey:  map[string]*Blame{},
+		loads:       map[uint64][]*loadSet{},
+		loadVars:    map[cp.IntVar]binKey{},
+		sizes:       map[*ir.Agg]map[*row]int64{},
+		lastSizes:   map[*ir.Agg]*memberSizes{},
+		binLists:    map[*candidate]*binList{},
+		rowSeqs:     map[uint64][]*binList{},
+		corr:        map[corrKey]*rel{},
+		corrDeps:    map[*ir.Query][]int{},
+		existsPlans: map[*ir.Query]*existsSetPlan{},
+		opts:        opts,
+		rels:        map[*ir.Query]*rel{},
+		base:        map[string]*rel{},
+		index:       map[indexKey]map[any][]candidate{},
+		varIndex:    map[indexKey]map[int64][]candidate{},
 	}
 	g.m = g.Model
 	g.m.Grow(opts.Vars, opts.Constraints)
