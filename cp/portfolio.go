@@ -29,7 +29,13 @@ type strategy struct {
 	lnsEffort   int64 // LNS branches per branch of complete search between restarts
 	noLNS       bool  // complete search only (the worker that proves)
 	noProbe     bool  // skip the root bound probe (worker 0 runs it)
-	flipFit     bool  // best fit on the restarts where worker 0 uses worst fit, and the reverse
+	// flipFit: best fit on the restarts where worker 0 uses worst fit,
+	// and the reverse. Not on the first dive: worst fit there gives the
+	// scheduler its balanced first solution, and a best-fit first
+	// solution (packed nodes, minimum spare 0 on the placement models)
+	// would win the race to StopAfterFirstSolution or start the
+	// ImprovementTimeout clock with a poor incumbent.
+	flipFit bool
 }
 
 // defaultStrategy is the single-worker search, and worker 0's.
@@ -39,9 +45,9 @@ var defaultStrategy = strategy{restartUnit: 64, lnsEffort: 3}
 // workers repeat those after worker 0 with other seeds. Worker 0 is
 // the single-worker search, so a portfolio is never without it.
 // Worker 1 (the only other one on two cores) differs in its random
-// choices (implied cliques, neighbourhoods), starts from best fit and
-// alternates the other way, leans further on LNS, and skips the bound
-// probe to reach its first solution sooner. Worker 2 is a complete
+// choices (implied cliques, neighbourhoods), alternates worst and best
+// fit the other way after its first dive, leans further on LNS, and
+// skips the bound probe. Worker 2 is a complete
 // search with long restarts (proofs of optimality and infeasibility),
 // worker 3 restarts often and spends most of its effort in LNS.
 var portfolioStrategies = []strategy{
