@@ -47,9 +47,11 @@ var defaultStrategy = strategy{restartUnit: 64, lnsEffort: 3}
 // Worker 1 (the only other one on two cores) differs in its random
 // choices (implied cliques, neighbourhoods), alternates worst and best
 // fit the other way after its first dive, leans further on LNS, and
-// skips the bound probe. Worker 2 is a complete
-// search with long restarts (proofs of optimality and infeasibility),
-// worker 3 restarts often and spends most of its effort in LNS.
+// skips the bound probe. Worker 2 is a complete search with long
+// restarts (proofs of optimality and infeasibility; without the partial
+// LNS it solved none of 20 tight 98% packings in 3 s, where workers 0,
+// 1 and 3 solved all), worker 3 restarts often and spends most of its
+// effort in LNS.
 var portfolioStrategies = []strategy{
 	defaultStrategy,
 	{seed: 1, restartUnit: 64, lnsEffort: 6, noProbe: true, flipFit: true},
