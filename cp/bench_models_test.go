@@ -87,3 +87,24 @@ func BenchmarkModelRebuild(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPlacementModelWorkers runs the scheduler's two calls (stop at
+// the first solution; stop once the incumbent stalls for 20 ms) with one
+// worker and with a portfolio of two, one after the other: time to the
+// first solution and quality when the portfolio's workers compete for
+// the machine's cores (read solve-ms with the load of the machine).
+func BenchmarkPlacementModelWorkers(b *testing.B) {
+	for _, n := range []int{500, 5000, 10000} {
+		path := fmt.Sprintf("testdata/placement%d.json.gz", n)
+		for _, w := range []int{1, 2} {
+			b.Run(fmt.Sprintf("nodes=%d/first/workers=%d", n, w), func(b *testing.B) {
+				benchModelFileParams(b, path, Params{TimeLimit: time.Second, Seed: 1, StopAfterFirstSolution: true, Workers: w})
+			})
+		}
+		for _, w := range []int{1, 2} {
+			b.Run(fmt.Sprintf("nodes=%d/stall=20ms/workers=%d", n, w), func(b *testing.B) {
+				benchModelFileParams(b, path, Params{TimeLimit: time.Second, Seed: 1, ImprovementTimeout: 20 * time.Millisecond, Workers: w})
+			})
+		}
+	}
+}

@@ -41,6 +41,15 @@
 // step), and grows in chunks without copying: about 140 MiB peak on the
 // 5,000-item x 10,000-bin max-min benchmark.
 //
+// With Params.Workers > 1 the solve is a parallel portfolio
+// (portfolio.go): each worker compiles its own engine and runs the
+// search above under its own strategy (worker 0 exactly the
+// single-worker search; the others other seeds, value choices, restart
+// schedules and LNS effort); they exchange only the incumbent, which
+// tightens every worker's branch-and-bound bound, and the first worker
+// to prove optimality or infeasibility (or to meet a limit) ends the
+// others. One worker (the default) is deterministic for a seed.
+//
 // Building a model never panics: the first error (foreign variable, empty
 // domain, overflow, bad argument) is kept on the Model, every later builder
 // call stays chainable, and Solve reports the error with status

@@ -318,14 +318,16 @@ func (s *solver) lnsRound(c *searchCtl, st *lnsState, base int) bool {
 	savedInc, savedFit := c.useIncumbent, c.bestFit
 	c.useIncumbent = false
 	c.bestFit = c.rng.IntN(2) == 0
-	before := c.bestObj
+	// Count this round's own solutions, not an incumbent another worker
+	// shared meanwhile (portfolio).
+	before := c.solutions
 	res := dfsExhausted
 	if s.propagate() {
 		res = s.dfs(c, base+1, int64(50+2*cnt))
 	}
 	c.useIncumbent, c.bestFit = savedInc, savedFit
 	s.backtrackTo(base)
-	if c.bestObj < before {
+	if c.solutions > before {
 		c.lnsImpr++
 	}
 	switch res {

@@ -9,13 +9,31 @@ type Params struct {
 	TimeLimit time.Duration
 	// Seed makes randomised choices (LNS neighbourhoods, tie breaks)
 	// reproducible; with Workers <= 1 the search is deterministic for a
-	// fixed Seed, up to where the time limit interrupts it.
+	// fixed Seed, up to where the time limit interrupts it. Worker i of a
+	// portfolio uses Seed+i.
 	Seed int64
-	// Workers is the number of parallel workers; 0 means 1. Only one
-	// worker is used for now.
+	// Workers is the number of search workers run in parallel (a
+	// portfolio); 0 and 1 mean one (the deterministic single search), a
+	// negative value means runtime.GOMAXPROCS(0). Each worker compiles
+	// its own copy of the engine (memory grows with the number of
+	// workers) and searches with its own strategy: worker 0 as a single
+	// worker would, the others with other seeds, value choices, restart
+	// schedules and more or no LNS. They share the best solution found
+	// (each tightens its branch-and-bound bound with it) and end together
+	// as soon as one of them returns: a proof of optimality or
+	// infeasibility, the first solution under StopAfterFirstSolution, or
+	// a limit. With several workers the result depends on timing, not
+	// only on the Seed. With assumptions, the core of an infeasible
+	// solve is minimised after the workers end, sequentially. Every
+	// worker compiles the model itself before it polls the limits (tens
+	// of ms on the largest models): more workers than cores delay a
+	// cancellation by that much.
 	Workers int
 	// NodeLimit, if > 0, stops the search after that many branches
-	// (deterministic alternative to TimeLimit, for tests).
+	// (deterministic alternative to TimeLimit, for tests). With several
+	// workers it applies to each worker's own branches, and the solve
+	// ends when the first worker reaches it (Stats.Branches, summed over
+	// the workers, may then exceed it).
 	NodeLimit int64
 	// StopAfterFirstSolution returns as soon as one solution is found
 	// (status Feasible, or Optimal without an objective).
@@ -26,7 +44,8 @@ type Params struct {
 	// has been found for that long since the last one (status Feasible,
 	// unless optimality was proven first): for a loop that would rather
 	// act on a good solution now than on a slightly better one at the time
-	// limit. The clock starts at the first solution. With it, the
+	// limit. The clock starts at the first solution (with several
+	// workers, at the last improvement by any of them). With it, the
 	// objective-bound probe runs after the first solution rather than
 	// before the search, so that solution comes sooner.
 	ImprovementTimeout time.Duration
@@ -100,6 +119,12 @@ type Stats struct {
 	// FirstSolution is the time from the start of Solve to the first
 	// solution (0 if none was found).
 	FirstSolution time.Duration
+	// Workers is the number of search workers that ran (Params.Workers
+	// resolved). With several, Branches, Conflicts, Solutions (each
+	// worker's own), Restarts, LNSRounds, LNSImprovements and
+	// ConflictsByName are sums over the workers, FirstSolution is the
+	// earliest, and Presolve and the Presolved counts are worker 0's.
+	Workers int
 }
 
 // HasSolution reports whether the response carries an assignment.

@@ -47,6 +47,15 @@ type searchCtl struct {
 	// partialPending: the current node (or the one a conflict returns
 	// to) is still to be offered to notePartial (see flushPartial).
 	partialPending bool
+
+	// strat diversifies the workers of a portfolio (defaultStrategy for
+	// a single worker).
+	strat strategy
+	// shared, with several workers, is the incumbent they exchange (nil
+	// for a single worker); seen is the version of it last imported.
+	shared  *sharedBest
+	seen    uint64
+	imports int64 // incumbents adopted from other workers (tests)
 }
 
 const partialUnset = minInt64
@@ -68,8 +77,12 @@ func (s *solver) shouldStop(c *searchCtl) bool {
 	if !c.deadline.IsZero() && time.Now().After(c.deadline) {
 		c.stopped = true
 	}
-	if c.stall > 0 && c.solutions > 0 && time.Since(c.lastImprove) > c.stall {
-		c.stopped = true
+	if c.stall > 0 && c.best != nil && time.Since(c.lastImprove) > c.stall {
+		// With several workers the clock is the last improvement by any
+		// of them (one not imported yet included).
+		if c.shared == nil || c.shared.stalled(c.stall) {
+			c.stopped = true
+		}
 	}
 	if c.ctx.Err() != nil {
 		c.stopped = true
@@ -97,6 +110,12 @@ func (s *solver) dfs(c *searchCtl, base int, conflictLimit int64) dfsResult {
 			if s.shouldStop(c) {
 				s.flushPartial(c)
 				return dfsStopped
+			}
+			if c.shared != nil && c.shared.version.Load() != c.seen {
+				// Another worker's better incumbent: adopt it and its
+				// bound (recordSolution ignores a leaf reached before the
+				// bound propagates).
+				s.importShared(c)
 			}
 			if c.partial != nil && c.best == nil {
 				c.partialPending = true
@@ -169,6 +188,12 @@ func (s *solver) flushPartial(c *searchCtl) {
 }
 
 func (s *solver) recordSolution(c *searchCtl) {
+	if c.best != nil && s.hasObj && s.lo[s.objVar] >= c.bestObj {
+		// Not an improvement: a leaf reached under an older bound than an
+		// incumbent imported from another worker (never with one worker,
+		// whose bound propagates before the next leaf).
+		return
+	}
 	c.solutions++
 	if c.stall > 0 {
 		c.lastImprove = time.Now()
@@ -190,6 +215,9 @@ func (s *solver) recordSolution(c *searchCtl) {
 	}
 	if s.hasObj {
 		c.bestObj = s.lo[s.objVar]
+	}
+	if c.shared != nil {
+		c.shared.publish(c, s.hasObj)
 	}
 }
 

@@ -26,34 +26,12 @@ func (m *Model) Solve(ctx context.Context, p Params) (*Response, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := &searchCtl{ctx: ctx, start: start, lastConf: -1, nodeLimit: p.NodeLimit, stopFirst: p.StopAfterFirstSolution, stall: p.ImprovementTimeout, conflictsByCon: map[int]int64{},
-		rng: rand.New(rand.NewPCG(uint64(p.Seed), 0x9e3779b97f4a7c15))}
-	if p.TimeLimit > 0 {
-		c.deadline = start.Add(p.TimeLimit)
+	if w := p.workers(); w > 1 {
+		return m.solvePortfolio(ctx, p, w, start, r), nil
 	}
-	if d, ok := ctx.Deadline(); ok && (c.deadline.IsZero() || d.Before(c.deadline)) {
-		c.deadline = d
-	}
+	c := m.newSearchCtl(ctx, p, defaultStrategy, start)
 	s, ok := newSolver(m, true)
-	c.hint = make([]int64, len(s.lo))
-	c.hasHint = make([]bool, len(s.lo))
-	for _, h := range m.hints {
-		c.hint[h.v], c.hasHint[h.v] = h.val, true
-	}
-	c.objDir = make([]int8, len(s.lo))
-	if m.obj != nil {
-		for i, x := range m.obj.Expr.Vars {
-			k := m.obj.Expr.Coeffs[i]
-			if m.obj.Maximize {
-				k = -k
-			}
-			if k > 0 {
-				c.objDir[x.idx] = 1
-			} else {
-				c.objDir[x.idx] = -1
-			}
-		}
-	}
+	c.initFor(s)
 	st, core := s.run(c, ok, p, &r.Stats, start)
 	r.Status = st
 	if st == Feasible || st == Unknown {
@@ -63,6 +41,7 @@ func (m *Model) Solve(ctx context.Context, p Params) (*Response, error) {
 	}
 	r.Stats.Branches, r.Stats.Conflicts, r.Stats.Solutions = c.branches, c.conflicts, c.solutions
 	r.Stats.FirstSolution = c.firstSolution
+	r.Stats.Workers = 1
 	r.Stats.Restarts, r.Stats.LNSRounds, r.Stats.LNSImprovements = c.restarts, c.lnsRounds, c.lnsImpr
 	r.Stats.ConflictsByName = map[string]int64{}
 	for con, n := range c.conflictsByCon {
@@ -93,6 +72,45 @@ func (m *Model) Solve(ctx context.Context, p Params) (*Response, error) {
 	}
 	r.Stats.Search = time.Since(start) - r.Stats.Presolve
 	return r, nil
+}
+
+// newSearchCtl sets up the limits and bookkeeping of one search (one
+// worker's) under strategy st.
+func (m *Model) newSearchCtl(ctx context.Context, p Params, st strategy, start time.Time) *searchCtl {
+	c := &searchCtl{ctx: ctx, start: start, lastConf: -1, nodeLimit: p.NodeLimit, stopFirst: p.StopAfterFirstSolution, stall: p.ImprovementTimeout, conflictsByCon: map[int]int64{},
+		rng: rand.New(rand.NewPCG(uint64(p.Seed+st.seed), 0x9e3779b97f4a7c15)), strat: st}
+	if p.TimeLimit > 0 {
+		c.deadline = start.Add(p.TimeLimit)
+	}
+	if d, ok := ctx.Deadline(); ok && (c.deadline.IsZero() || d.Before(c.deadline)) {
+		c.deadline = d
+	}
+	return c
+}
+
+// initFor sizes the per-variable guidance (hints, objective direction)
+// for s's engine variables.
+func (c *searchCtl) initFor(s *solver) {
+	m := s.m
+	c.hint = make([]int64, len(s.lo))
+	c.hasHint = make([]bool, len(s.lo))
+	for _, h := range m.hints {
+		c.hint[h.v], c.hasHint[h.v] = h.val, true
+	}
+	c.objDir = make([]int8, len(s.lo))
+	if m.obj != nil {
+		for i, x := range m.obj.Expr.Vars {
+			k := m.obj.Expr.Coeffs[i]
+			if m.obj.Maximize {
+				k = -k
+			}
+			if k > 0 {
+				c.objDir[x.idx] = 1
+			} else {
+				c.objDir[x.idx] = -1
+			}
+		}
+	}
 }
 
 // run performs root propagation, the assumptions, then the search
@@ -143,7 +161,7 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 	if p.ImprovementTimeout > 0 && (probeBudget == 0 || p.ImprovementTimeout < probeBudget) {
 		probeBudget = p.ImprovementTimeout
 	}
-	if !p.StopAfterFirstSolution && !probeLater {
+	if !p.StopAfterFirstSolution && !probeLater && !c.strat.noProbe {
 		if !s.probeObjectiveBound(c, 24, probeBudget) {
 			if s.aborted {
 				return Unknown, nil
@@ -154,6 +172,7 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 			return Unknown, nil
 		}
 	}
+	probeLater = probeLater && !c.strat.noProbe
 	s.ctl = nil // the search polls shouldStop itself
 	lns := &lnsState{frac: 0.2}
 	var i int64
@@ -164,7 +183,7 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 		if c.best == nil && !p.DisableLNS && len(s.decisionVars) > 0 {
 			s.startPartial(c)
 		}
-		res := s.dfs(c, base, luby(i)*64)
+		res := s.dfs(c, base, luby(i)*c.strat.restartUnit)
 		if c.partial != nil && c.best == nil {
 			s.endPartial(c)
 		}
@@ -225,8 +244,9 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 			}
 		}
 		if c.best != nil && s.hasObj && !p.DisableLNS {
-			// Give LNS about three times the effort of the complete search.
-			budget := c.branches * 3
+			// Give LNS about three times the effort of the complete search
+			// (strategy.lnsEffort).
+			budget := c.branches * c.strat.lnsEffort
 			spent := int64(0)
 			for spent < budget && !c.stopped {
 				b0 := c.branches
@@ -247,7 +267,7 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 		// Solution-guided restarts: alternate following the incumbent, and
 		// worst fit (spreads load) with best fit (packs tight instances).
 		c.useIncumbent = c.best != nil && i%2 == 0
-		c.bestFit = c.best == nil || i%2 == 1
+		c.bestFit = c.best == nil || (i%2 == 1) != c.strat.flipFit
 	}
 	if c.best != nil {
 		return Feasible, nil
