@@ -75,7 +75,11 @@ type SolveOptions struct {
 	// written in a transaction that is rolled back, and every hard view and
 	// soft view is evaluated by the database itself.
 	Verify bool
-	// Workers is the number of parallel search workers; 0 means 1.
+	// Workers is the number of parallel search workers (cp's portfolio:
+	// diversified searches sharing their best solution); 0 means 1, a
+	// negative value GOMAXPROCS. One worker with a Seed is deterministic.
+	// On a loop of millisecond solves more than one mostly costs a second
+	// model build; the native engine's default is one.
 	Workers int
 	// Backend solves the grounded model; nil means the native engine
 	// (package cp). backend/minizinc provides the paper's MiniZinc

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -108,8 +109,11 @@ func (b Backend) Solve(ctx context.Context, m *cp.Model, p cp.Params) (*cp.Respo
 		args = append(args, "--time-limit", strconv.FormatInt(max(1, p.TimeLimit.Milliseconds()), 10))
 	}
 	args = append(args, "-r", strconv.FormatInt(p.Seed, 10))
-	if p.Workers > 1 {
-		args = append(args, "-p", strconv.Itoa(p.Workers))
+	if w := p.Workers; w > 1 || w < 0 {
+		if w < 0 {
+			w = runtime.GOMAXPROCS(0)
+		}
+		args = append(args, "-p", strconv.Itoa(w))
 	}
 	args = append(args, b.ExtraArgs...)
 	out, runErr := b.run(ctx, src, args)
