@@ -256,21 +256,24 @@ join node_label dn on dn.label_key = o.topology_key and dn.label_value = o.domai
 -- Topology domains for the hard spreading constraints of the pods a model
 -- decides: (group, topology key, domain) over the domains of ready,
 -- schedulable nodes, with the group's bound pods there, its size and the
--- number of domains.
+-- number of domains. The batch's (group, key) pairs are found first: a
+-- join of every batch pod with every node's label, grouped afterwards,
+-- took 70 ms per 100-pod batch on 500 nodes.
 create view spread_domain as
-select p.group_name, c.topology_key, d.label_value as domain, min(c.max_skew) as max_skew,
+select s.group_name, s.topology_key, d.domain, s.max_skew,
   (select count(*) from bound_pod b join node_label bl on bl.node_name = b.node_name
-   where b.group_name = p.group_name and bl.label_key = c.topology_key and bl.label_value = d.label_value) as bound,
-  (select count(*) from pod g where g.group_name = p.group_name and (g.phase = 'Pending' or g.phase = 'Running')) as group_size,
+   where b.group_name = s.group_name and bl.label_key = s.topology_key and bl.label_value = d.domain) as bound,
+  (select count(*) from pod g where g.group_name = s.group_name and (g.phase = 'Pending' or g.phase = 'Running')) as group_size,
   (select count(distinct dl.label_value) from node_label dl join node dn on dn.name = dl.node_name
-   where dl.label_key = c.topology_key and dn.ready = true and dn.unschedulable = false) as domains
-from batch_pod
-join pod p on p.name = batch_pod.pod_name
-join pod_spread_constraint c on c.pod_name = p.name
-join node_label d on d.label_key = c.topology_key
-join node n on n.name = d.node_name
-where c.hard = true and n.ready = true and n.unschedulable = false
-group by p.group_name, c.topology_key, d.label_value;
+   where dl.label_key = s.topology_key and dn.ready = true and dn.unschedulable = false) as domains
+from (select p.group_name, c.topology_key, min(c.max_skew) as max_skew
+      from batch_pod join pod p on p.name = batch_pod.pod_name
+      join pod_spread_constraint c on c.pod_name = p.name
+      where c.hard = true
+      group by p.group_name, c.topology_key) s
+join (select distinct dl.label_key, dl.label_value as domain
+      from node_label dl join node n on n.name = dl.node_name
+      where n.ready = true and n.unschedulable = false) d on d.label_key = s.topology_key;
 
 -- Pods of each spread group per domain once the decided pods are placed:
 -- bound before, added by the model.
