@@ -31,6 +31,8 @@ type Model struct {
 	// lastVars and lastConstraints size the next model (Solve), so a
 	// scheduling loop grounding batch after batch does not regrow it.
 	lastVars, lastConstraints int
+	// smallSets is ground.Options.SmallSets (the differential tests).
+	smallSets bool
 }
 
 // CompileOption configures Compile.

@@ -191,6 +191,7 @@ func (m *Model) groundOptions(o ground.Options) ground.Options {
 	o.NoLoads = m.enc.NoLoads
 	o.NoBinPacking = m.enc.NoBinPacking
 	o.PairwiseAllDifferent = m.enc.Pairwise
+	o.SmallSets = m.smallSets
 	return o
 }
 

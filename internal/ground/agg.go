@@ -123,7 +123,7 @@ func (g *grounder) weightedSum(ls []lin, ps []form) []lin {
 // element constraint over x's values, or false when that does not pay
 // (few terms, or x's values too sparse for a table).
 func (g *grounder) tableOf(x cp.IntVar, vs, ws []int64) (cp.IntVar, bool) {
-	if len(vs) < elementMin {
+	if len(vs) < elementMin && !g.opts.SmallSets {
 		return cp.IntVar{}, false
 	}
 	d := g.m.VarDomain(x.Index())

@@ -379,6 +379,18 @@ func (g *grounder) litOf(f form) cp.Lit {
 		}
 		return g.m.EqLit(f.x, f.v)
 	case fIn:
+		if len(f.vals) >= reifiedInMin || g.opts.SmallSets && len(f.vals) > 1 {
+			// One reified membership, not a literal per value: "the
+			// pod's node is in this zone" over a zone of hundreds of
+			// nodes, per pod and zone.
+			b := m.NewBoolVar("")
+			g.note(m.AddMembership(f.x, f.vals).OnlyEnforceIf(b))
+			g.note(m.AddNonMembership(f.x, f.vals).OnlyEnforceIf(b.Not()))
+			if f.not {
+				return b.Not()
+			}
+			return b
+		}
 		lits := make([]cp.Lit, 0, len(f.vals))
 		for _, v := range f.vals {
 			lits = append(lits, g.m.EqLit(f.x, v))
@@ -402,6 +414,9 @@ func (g *grounder) litOf(f form) cp.Lit {
 		g.note(m.AddBoolOr(cl...))
 		return b
 	case fOr:
+		if x, vals, ok := sameVarIn(f); ok && (len(vals) >= reifiedInMin || g.opts.SmallSets) {
+			return g.litOf(fIn{x: x, vals: vals})
+		}
 		lits := make([]cp.Lit, len(f))
 		for i, h := range f {
 			lits[i] = g.litOf(h)
@@ -427,6 +442,10 @@ func (g *grounder) litOf(f form) cp.Lit {
 	}
 	panic("unreachable")
 }
+
+// reifiedInMin is the number of values from which "x ∈ vals" gets one
+// reified membership rather than a literal per value.
+const reifiedInMin = 8
 
 func litForms(ls []cp.Lit) []form {
 	out := make([]form, len(ls))

@@ -46,6 +46,10 @@ type Options struct {
 	// Vars and Constraints are the expected size of the model (the last
 	// one of the same program, typically): room reserved up front.
 	Vars, Constraints int
+	// SmallSets uses the forms meant for many terms or values (a weight
+	// table, a reified membership) from one on, so that tests on tiny
+	// instances reach them.
+	SmallSets bool
 }
 
 // Grounded is the model built for one snapshot, with what is needed to

@@ -279,9 +279,10 @@ join (select distinct dl.label_key, dl.label_value as domain
 -- bound before, added by the model.
 create view spread_count as
 select s.group_name, s.topology_key, s.domain, s.max_skew, s.group_size, s.domains, s.bound,
-  (select count(*) from pending_pod q join node_label l
-   on l.label_value = s.domain and l.label_key = s.topology_key and l.node_name = q.node_name
-   where q.group_name = s.group_name) as added
+  (select count(*) from pending_pod q
+   where q.group_name = s.group_name
+     and q.node_name in (select l.node_name from node_label l
+                         where l.label_key = s.topology_key and l.label_value = s.domain)) as added
 from spread_domain s;
 
 -- Bound pods of the groups of the pods a model decides, per node.
