@@ -2,11 +2,15 @@ package scheduler
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -331,23 +335,25 @@ func writePod(p *Pod) []stmt {
 	for _, k := range sortedKeys(p.NodeSelector) {
 		st = append(st, stmt{"insert into pod_node_selector values " + params(3), []any{p.Name, k, p.NodeSelector[k]}})
 	}
-	addReq := func(required bool, term int, weight int64, r NodeRequirement) {
+	addReq := func(required bool, term int, weight int64, key string, r NodeRequirement) {
 		vals := r.Values
 		if r.Operator == "Exists" || r.Operator == "DoesNotExist" || len(vals) == 0 {
 			vals = []string{""}
 		}
 		for _, v := range vals {
-			st = append(st, stmt{"insert into pod_node_affinity values " + params(7), []any{p.Name, required, term, weight, r.Key, r.Operator, v}})
+			st = append(st, stmt{"insert into pod_node_affinity values " + params(8), []any{p.Name, required, term, weight, r.Key, r.Operator, v, key}})
 		}
 	}
 	for i, term := range p.RequiredNodeAffinity {
+		key := termKey(term)
 		for _, r := range term {
-			addReq(true, i, 0, r)
+			addReq(true, i, 0, key, r)
 		}
 	}
 	for i, term := range p.PreferredNodeAffinity {
+		key := termKey(term.Requirements)
 		for _, r := range term.Requirements {
-			addReq(false, i, term.Weight, r)
+			addReq(false, i, term.Weight, key, r)
 		}
 	}
 	for _, t := range p.Tolerations {
@@ -440,4 +446,21 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// termKey names a node-affinity term by its requirements (order and
+// repeated values aside): pods with equal terms, the replicas of a
+// deployment, share the key, and the nodes a term rules out are computed
+// once per key (node_affinity_unmet), not once per pod.
+func termKey(term []NodeRequirement) string {
+	reqs := make([]string, len(term))
+	for i, r := range term {
+		vals := append([]string(nil), r.Values...)
+		sort.Strings(vals)
+		vals = slices.Compact(vals)
+		reqs[i] = strconv.Quote(r.Key) + " " + r.Operator + " " + strconv.Quote(strings.Join(vals, "\x00"))
+	}
+	sort.Strings(reqs)
+	sum := sha256.Sum256([]byte(strings.Join(reqs, "\n")))
+	return hex.EncodeToString(sum[:16])
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // An EXISTS whose only tie to a decision is one filter "inner.c = x", x a
-// decision column of the enclosing row, is "x ∈ S" with S the values of c
+// decision column of an enclosing row, is "x ∈ S" with S the values of c
 // over the rows the other filters keep. S depends on the enclosing row only
 // through the stored values those filters read, so it is computed once per
 // combination of them, not once per enclosing row:
@@ -28,8 +28,8 @@ import (
 type existsSetPlan struct {
 	rest  *ir.Query    // the subquery without the decision filter
 	inner *ir.ColRef   // c, in rest's sources
-	x     *ir.ColRef   // the enclosing row's decision column (Up 1)
-	keys  []*ir.ColRef // the enclosing row's stored columns rest reads (Up 1)
+	x     *ir.ColRef   // the enclosing rows' decision column (Up >= 1)
+	keys  []*ir.ColRef // the enclosing rows' stored columns rest reads (Up >= 1)
 	sets  map[string][]int64
 }
 
@@ -63,15 +63,16 @@ func analyseExistsSet(q *ir.Query) *existsSetPlan {
 			continue
 		}
 		ok := true
-		seen := map[[2]int]bool{}
+		seen := map[[3]int]bool{}
 		ir.Inspect(f, func(e ir.Expr) bool {
 			switch e := e.(type) {
 			case *ir.ColRef:
+				k := [3]int{e.Up, e.Source, e.Col}
 				switch {
-				case e.IsVar || e.Up > 1:
+				case e.IsVar:
 					ok = false
-				case e.Up == 1 && !seen[[2]int{e.Source, e.Col}]:
-					seen[[2]int{e.Source, e.Col}] = true
+				case e.Up >= 1 && !seen[k]:
+					seen[k] = true
 					p.keys = append(p.keys, e)
 				}
 			case *ir.Exists, *ir.Scalar, *ir.Agg:
@@ -110,10 +111,10 @@ func decisionEquality(f ir.Expr) (inner, x *ir.ColRef, ok bool) {
 	if !lok || !rok {
 		return nil, nil, false
 	}
-	if l.Up == 1 {
+	if l.Up >= 1 {
 		l, r = r, l
 	}
-	if l.Up != 0 || l.IsVar || r.Up != 1 || !r.IsVar {
+	if l.Up != 0 || l.IsVar || r.Up < 1 || !r.IsVar {
 		return nil, nil, false
 	}
 	return l, r, true

@@ -90,9 +90,11 @@ create table pod_node_affinity (
   weight integer not null,
   label_key varchar(253) not null,
   operator varchar(20) not null,           -- In, NotIn, Exists, DoesNotExist
-  label_value varchar(253) not null
+  label_value varchar(253) not null,
+  term_key varchar(64) not null            -- the term's requirements, hashed (equal terms share it)
 );
 create index pod_node_affinity_pod on pod_node_affinity (pod_name, term);
+create index pod_node_affinity_key on pod_node_affinity (term_key, label_key, label_value);
 
 create table pod_toleration (
   pod_name varchar(253) not null,
@@ -202,23 +204,30 @@ create view batch_pod_label as
 select pod_label.pod_name, pod_label.label_key, pod_label.label_value
 from pod_label join batch_pod on batch_pod.pod_name = pod_label.pod_name;
 
--- (pod, term, node) for the required node-affinity terms of the pods a
--- model decides that fail on the node (some requirement is not met).
+-- The required node-affinity terms of the pods a model decides.
+create view batch_node_affinity_term as
+select distinct t.pod_name, t.term_key
+from batch_pod b join pod_node_affinity t on t.pod_name = b.pod_name
+where t.required = true;
+
+-- (term, node) for the distinct required node-affinity terms of the pods
+-- a model decides, when the term fails on the node (some requirement is
+-- not met). Per term key, not per pod: the replicas of a deployment share
+-- their terms, and per pod this was pods x nodes evaluations.
 create view node_affinity_unmet as
-select distinct r.pod_name, r.term, node.name as node_name
-from (select distinct t.pod_name, t.term, t.label_key, t.operator, t.label_value, b.bound_node
+select distinct r.term_key, node.name as node_name
+from (select distinct t.term_key, t.label_key, t.operator, t.label_value
       from batch_pod b join pod_node_affinity t on t.pod_name = b.pod_name
       where t.required = true) r, node
-where coalesce(r.bound_node, '') <> node.name
-  and case r.operator
+where case r.operator
     when 'Exists' then not exists (select 1 from node_label l where l.node_name = node.name and l.label_key = r.label_key)
     when 'DoesNotExist' then exists (select 1 from node_label l where l.node_name = node.name and l.label_key = r.label_key)
     when 'NotIn' then exists (select 1 from node_label l where l.node_name = node.name
                               and l.label_key = r.label_key and l.label_value = r.label_value)
     else not exists (select 1 from node_label l where l.node_name = node.name and l.label_key = r.label_key
-                     and l.label_value in (select v.label_value from pod_node_affinity v
-                                           where v.pod_name = r.pod_name and v.term = r.term and v.required = true
-                                             and v.label_key = r.label_key and v.operator = 'In'))
+                     and exists (select 1 from pod_node_affinity v
+                                 where v.term_key = r.term_key and v.label_key = r.label_key
+                                   and v.label_value = l.label_value and v.operator = 'In' and v.required = true))
   end;
 
 -- The host ports of the pods a model decides.

@@ -44,3 +44,13 @@ where pod.app = 'a0'
 -- @soft_constraint
 create view a1_stays_out as
 select 0 - 9 * count(*) from pod where pod.node is not null and pod.app = 'a1';
+
+-- Nested: the node is decided two levels out, the set keyed by a column
+-- of each level (n.zone, pod.cpu).
+-- @hard_constraint
+create view nested_zone_room as
+select * from pod
+where pod.node is null or pod.prio < 4
+   or exists (select 1 from node n where n.name = 'n1'
+              and not exists (select 1 from node m where m.zone = n.zone and m.cpu < pod.cpu + 3
+                              and m.name = pod.node));
