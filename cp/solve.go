@@ -238,6 +238,7 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 					}
 					s.backtrackTo(base)
 				}
+				s.checkStop(c)
 			}
 			if c.stopped {
 				break
@@ -259,6 +260,7 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 				if s.impliedUnderBound(c, &cliqueObj) {
 					return Optimal, nil
 				}
+				s.checkStop(c)
 			}
 			if c.stopped {
 				break
