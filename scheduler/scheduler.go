@@ -104,6 +104,8 @@ type Scheduler struct {
 	wake        chan struct{}
 	// LastStats holds the statistics of the latest solve.
 	lastStats weave.Stats
+	// prepared holds the parameterised writes prepared on db (SQLite).
+	prepared map[string]*sql.Stmt
 }
 
 // New compiles both models, creates the schema in the state database
@@ -160,6 +162,7 @@ func (s *Scheduler) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.unlockState()
+	s.closePrepared()
 	s.lost = errClosed // no write after Close: the schema may be someone else's
 	if s.ownDB && s.db != nil {
 		return s.db.Close()

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -50,5 +51,21 @@ func TestBatchStopsWhenPlacementStopsImproving(t *testing.T) {
 				t.Errorf("the solve took %v, want the whole %v limit (no improvement timeout)", solve, cfg.Timeout)
 			}
 		})
+	}
+}
+
+// BenchmarkUpsertPod: writing a pending pod with labels, an affinity term
+// and a toleration to the state database (every pod event does).
+func BenchmarkUpsertPod(b *testing.B) {
+	s := newTest(b, Config{})
+	addNodes(b, s, Node{Name: "n1", CPU: 4000, Memory: 4000})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p := Pod{Name: fmt.Sprintf("p%d", i), CPU: 100, Memory: 100, Labels: map[string]string{"app": "web", "tier": "front"},
+			Affinity:    []PodAffinityTerm{{Anti: true, Required: true, Key: "app", Value: "web", TopologyKey: LabelHostname}},
+			Tolerations: []Toleration{{Key: "dedicated", Operator: "Exists"}}}
+		if err := s.UpsertPod(context.Background(), p); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
