@@ -22,6 +22,9 @@ func clientcmdConfig(path string) (*rest.Config, error) {
 	return clientcmd.BuildConfigFromFlags("", path)
 }
 
+// maxDrain bounds how long the loop waits for the informers' events to be applied before it solves.
+const maxDrain = time.Second
+
 // scheduleLoop solves batches while this replica leads.
 func (s *Server) scheduleLoop(ctx context.Context) error {
 	s.loopCtx.Store(&ctx)
@@ -29,6 +32,7 @@ func (s *Server) scheduleLoop(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		s.events.drain(ctx, maxDrain)
 		s.metrics.pending.Set(float64(len(s.brain.Pending())))
 		t0 := time.Now()
 		bindings, unsched, err := s.brain.ScheduleBatch(ctx)

@@ -25,7 +25,8 @@ import (
 // the plan, a pod that fits without evicting is not placed by evicting, and the evictions are minimal. A
 // plan may place only part of its pods (the solver stops once it no longer improves): the others are planned
 // again at once, as long as each plan places some pod and planBudget is not spent; those left over when a
-// plan placed some pod stay in the queue, those no plan places are reported and backed off.
+// plan placed some pod are parked (out of the queue for InitialBackoff, not reported), those no plan places
+// are reported and backed off.
 //
 // Each preemptor is nominated to its node and stays assumed there in the state (so no other pod takes the
 // room). The victims are evicted through the policy/v1 Eviction subresource, which enforces
@@ -102,6 +103,7 @@ func (s *Server) preemptPlan(ctx context.Context, pods []*v1.Pod, msgs map[strin
 		for _, p := range rest {
 			keys = append(keys, podKey(p))
 		}
+		s.events.drain(ctx, maxDrain)
 		tp := time.Now()
 		bs, ev, us, err := s.brain.PreemptPods(ctx, keys)
 		if s.stateLost(err) || ctx.Err() != nil {
@@ -110,7 +112,10 @@ func (s *Server) preemptPlan(ctx context.Context, pods []*v1.Pod, msgs map[strin
 		s.log.Info("preemption plan", "round", round, "pods", len(keys), "placed", len(bs), "victims", len(ev), "unplaced", len(us), "took", time.Since(tp), "error", err)
 		if err != nil {
 			if placedAny {
-				return // the rest stays in the queue: a later plan may place it
+				for _, p := range rest {
+					s.park(p) // a later plan may place it
+				}
+				return
 			}
 			why := "no plan: " + err.Error()
 			if errors.Is(err, scheduler.ErrNoSolution) {
@@ -135,12 +140,14 @@ func (s *Server) preemptPlan(ctx context.Context, pods []*v1.Pod, msgs map[strin
 			}
 		}
 		if len(bs) == 0 || time.Since(t0) > planBudget {
-			if !placedAny {
-				for _, p := range rest {
+			for _, p := range rest {
+				if placedAny {
+					s.park(p) // some were placed: the next round may place it
+				} else {
 					fail(podKey(p), reasons[podKey(p)])
 				}
 			}
-			return // after some placed: the rest stays in the queue for the next round
+			return
 		}
 	}
 }

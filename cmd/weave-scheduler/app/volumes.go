@@ -61,7 +61,7 @@ func (s *Server) volumeInformers() (pvs, pvcs cache.SharedIndexInformer, err err
 			s.claimChanged(pvc)
 		}
 	}
-	regPVCs, err := pvcs.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	regPVCs, err := pvcs.AddEventHandler(s.events.queued(cache.ResourceEventHandlerFuncs{
 		AddFunc:    claim,
 		UpdateFunc: func(_, obj any) { claim(obj) },
 		DeleteFunc: func(obj any) {
@@ -72,7 +72,7 @@ func (s *Server) volumeInformers() (pvs, pvcs cache.SharedIndexInformer, err err
 				s.setVolumeZone(claimKey(pvc.Namespace, pvc.Name), "")
 			}
 		},
-	})
+	}))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -88,11 +88,11 @@ func (s *Server) volumeInformers() (pvs, pvcs cache.SharedIndexInformer, err err
 			s.claimChanged(pvc)
 		}
 	}
-	regPVs, err := pvs.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	regPVs, err := pvs.AddEventHandler(s.events.queued(cache.ResourceEventHandlerFuncs{
 		AddFunc:    volume,
 		UpdateFunc: func(_, obj any) { volume(obj) },
 		DeleteFunc: volume,
-	})
+	}))
 	if err != nil {
 		return nil, nil, err
 	}

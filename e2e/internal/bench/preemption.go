@@ -108,6 +108,13 @@ func runPreemption(ctx context.Context, r *Runner) error {
 	}
 	s.Findings = append(s.Findings, fmt.Sprintf("weave-scheduler converged in %v, kube-scheduler in %v (t from the first group's arrival): %.2f× faster (paper: ≈50 s vs ≈100 s, 2×; target ≥ 2×: %s).",
 		conv[weaveName].Round(100*time.Millisecond), conv[kubeName].Round(100*time.Millisecond), ratio, verdict))
+	// The high-priority pods arrive at a fixed time, so the ratio above cannot exceed about 1 once both
+	// schedulers converge within seconds; the time after their arrival is what the schedulers control.
+	after := func(name string) time.Duration { return conv[name] - groups[2].at }
+	if after(weaveName) > 0 && after(kubeName) > 0 {
+		s.Findings = append(s.Findings, fmt.Sprintf("After the high-priority pods arrived: weave-scheduler %v, kube-scheduler %v: %.2f× faster. The time includes the bench's own loop (list, mark bound pods Running, recreate preempted pods, 100 ms pause), a few hundred ms per sample.",
+			after(weaveName).Round(10*time.Millisecond), after(kubeName).Round(10*time.Millisecond), after(kubeName).Seconds()/after(weaveName).Seconds()))
+	}
 	return r.lineFigure(s, "preemption", "Running pods per priority (solid: weave-scheduler, dashed: kube-scheduler)", "time (s)", "running pods", ss, func(p *plot.Plot) {
 		p.Y.Min = 0
 		p.Legend.Top = false
