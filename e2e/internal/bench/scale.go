@@ -349,6 +349,17 @@ func scaleReport(r *Runner, s *Section, results []scaleResult, sizes []int) erro
 	if err := r.writeCSV(s, "scale", header, rows); err != nil {
 		return err
 	}
+	// weave-scheduler's batches, one row each (init pods included): which batches are slow, and in which phase.
+	var brows [][]string
+	for _, res := range results {
+		for _, b := range res.batches {
+			brows = append(brows, []string{res.workload, itoa(res.nodes), f1(b.At.Seconds()), itoa(b.Size), itoa(b.Placed),
+				f1(ms(b.Fetch)), f1(ms(b.Ground)), f1(ms(b.Solve)), f1(ms(b.Decide())), f1(ms(b.Total)), itoa(b.Variables), itoa(b.Constraints)})
+		}
+	}
+	if err := r.writeCSV(s, "scale_batches", []string{"workload", "nodes", "at_s", "size", "placed", "fetch_ms", "ground_ms", "solve_ms", "decide_ms", "total_ms", "variables", "constraints"}, brows); err != nil {
+		return err
+	}
 	var trows [][]string
 	var groups []string
 	var vals [][]float64
