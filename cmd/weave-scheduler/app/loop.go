@@ -22,6 +22,9 @@ func clientcmdConfig(path string) (*rest.Config, error) {
 	return clientcmd.BuildConfigFromFlags("", path)
 }
 
+// maxDrain bounds how long the loop waits for the informers' events to be applied before it solves.
+const maxDrain = time.Second
+
 // scheduleLoop solves batches while this replica leads.
 func (s *Server) scheduleLoop(ctx context.Context) error {
 	s.loopCtx.Store(&ctx)
@@ -29,6 +32,7 @@ func (s *Server) scheduleLoop(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		s.events.drain(ctx, maxDrain)
 		s.metrics.pending.Set(float64(len(s.brain.Pending())))
 		t0 := time.Now()
 		bindings, unsched, err := s.brain.ScheduleBatch(ctx)
@@ -105,7 +109,10 @@ func (s *Server) backOffHead(err error) {
 // is now (nodes or pods may have changed since the solve). A dropped placement is un-assumed: the pod goes
 // back to the queue (or out of the state when it is gone).
 func (s *Server) recheck(bindings []scheduler.Binding) []bindJob {
-	st := s.brain.PolicyState() // the enabled hard policies only
+	return s.recheckOn(s.brain.PolicyState(), bindings) // the enabled hard policies only
+}
+
+func (s *Server) recheckOn(st *scheduler.State, bindings []scheduler.Binding) []bindJob {
 	var ok []bindJob
 	var batch []*scheduler.Pod
 	pods := map[string]*v1.Pod{}
@@ -135,6 +142,7 @@ func (s *Server) recheck(bindings []scheduler.Binding) []bindJob {
 			pods[b.Pod] = p
 		} else {
 			s.metrics.skipped.WithLabelValues("state_changed").Inc()
+			s.log.Info("placement no longer in the state; pod requeued", "pod", b.Pod, "node", b.Node, "state", sp)
 			s.unassume(p)
 		}
 	}
@@ -161,7 +169,6 @@ func (s *Server) recheck(bindings []scheduler.Binding) []bindJob {
 		}
 		s.mu.Lock()
 		s.inflight[sp.Name] = sp.NodeName
-		delete(s.unplaced, sp.Name)
 		s.mu.Unlock()
 		ok = append(ok, bindJob{pod: p, node: sp.NodeName})
 	}
@@ -224,65 +231,63 @@ func (s *Server) bind(ctx context.Context, j bindJob) {
 	s.recorder.Eventf(p, nil, v1.EventTypeNormal, "Scheduled", "Binding", "Successfully assigned %s to %s", key, j.node)
 }
 
-// failed handles the pods a batch left without a node. Most lost to their batch or to the solver's time
-// limit and fit some node: they stay in the queue for the next batch, without an event. A pod left unplaced
-// in two batches in a row is triaged in the background with the Go reference filter of package scheduler
-// (FeasibleNodes, ~0.1 s per pod at 500 nodes, so never on the batch's path): if it fits no node it gets a
-// FailedScheduling event and the PodScheduled=False condition with the reason, and a backoff.
+// triageBudget bounds the time failed spends checking unplaced pods after a batch; the pods it leaves
+// unchecked stay in the queue and are checked after a later batch.
+const triageBudget = time.Second
+
+// failed handles the pods a batch left without a node, in the loop, before the next batch. Most lost to
+// their batch or to the solver's time limit and fit some node: they stay in the queue for the next batch,
+// without an event. The others fit no node as the state is (fitter: the reference filter of package
+// scheduler on the nodes with room for the pod's requests): preemption is tried for them (preempt.go), and
+// those it cannot place get a FailedScheduling event, the PodScheduled=False condition with the reason, and
+// a backoff. This runs before the next batch so that a pod that fits no node is not solved again and again
+// while it waits (PreemptionBasic: 722 batches for 20 pods).
 func (s *Server) failed(ctx context.Context, us []scheduler.Unschedulable) {
-	s.mu.Lock()
-	var triage []scheduler.Unschedulable
-	for _, u := range us {
-		s.unplaced[u.Pod]++
-		if s.unplaced[u.Pod] >= 2 && len(triage) < 20 {
-			triage = append(triage, u)
-		}
-	}
-	s.mu.Unlock()
 	s.metrics.deferred.Add(float64(len(us)))
-	if len(triage) == 0 || !s.triaging.CompareAndSwap(false, true) {
+	t0 := time.Now()
+	st := s.brain.PolicyState() // the enabled hard policies only
+	fit := newFitter(st)
+	var stuck []*v1.Pod
+	msgs := map[string]string{}
+	checked := 0
+	for _, u := range us {
+		if time.Since(t0) > triageBudget {
+			break
+		}
+		checked++
+		sp := st.Pods[u.Pod]
+		if sp == nil || sp.NodeName != "" || fit.fitsSomewhere(sp) {
+			continue
+		}
+		ns, name, _ := strings.Cut(u.Pod, "/")
+		p, err := s.podLister.Pods(ns).Get(name)
+		if err != nil || p.Spec.NodeName != "" || p.DeletionTimestamp != nil {
+			continue
+		}
+		stuck = append(stuck, p)
+		msgs[u.Pod] = fmt.Sprintf("0/%d nodes are available: no node satisfies the pod's hard constraints (%s)", len(st.Nodes), u.Reason)
+	}
+	s.log.Debug("triage", "unplaced", len(us), "checked", checked, "fit_no_node", len(stuck), "took", time.Since(t0))
+	if len(stuck) == 0 {
 		return
 	}
-	st := s.brain.PolicyState() // the enabled hard policies only
-	go func() {
-		defer s.triaging.Store(false)
-		var stuck []*v1.Pod
-		msgs := map[string]string{}
-		for _, u := range triage {
-			sp := st.Pods[u.Pod]
-			if sp == nil || sp.NodeName != "" || len(st.FeasibleNodes(sp)) > 0 {
-				continue
-			}
-			ns, name, _ := strings.Cut(u.Pod, "/")
-			p, err := s.podLister.Pods(ns).Get(name)
-			if err != nil || p.Spec.NodeName != "" {
-				s.metrics.unschedule.Inc()
-				continue
-			}
-			stuck = append(stuck, p)
-			msgs[u.Pod] = fmt.Sprintf("0/%d nodes are available: no node satisfies the pod's hard constraints (%s)", len(st.Nodes), u.Reason)
-		}
-		// Preemption for the pods that fit no node: those it places wait for their victims; those it
-		// leaves pending (they fit after all) go on in the queue; the others are reported and backed off.
-		var outcome map[string]string
-		if !s.cfg.DisablePreemption && len(stuck) > 0 {
-			outcome = s.preempt(ctx, stuck)
-		}
+	if s.cfg.DisablePreemption {
 		for _, p := range stuck {
-			key := podKey(p)
-			why, tried := outcome[key]
-			if tried && (why == preemptStarted || why == preemptNotNeeded) {
-				continue
-			}
-			s.metrics.unschedule.Inc()
-			msg := msgs[key]
-			if tried && why != "" {
-				msg += "; preemption: " + why
-			}
-			s.backOff(p)
-			s.recorder.Eventf(p, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", "%s", truncate(msg))
-			s.setUnschedulable(ctx, p, msg)
+			s.unschedulable(ctx, p, msgs[podKey(p)])
 		}
+		return
+	}
+	s.preempt(ctx, stuck, msgs)
+}
+
+// unschedulable reports a pod that no node takes and backs it off; the event and the condition are sent in
+// the background (API calls, not on the loop's path).
+func (s *Server) unschedulable(ctx context.Context, p *v1.Pod, msg string) {
+	s.metrics.unschedule.Inc()
+	s.backOff(p)
+	go func() {
+		s.recorder.Eventf(p, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", "%s", truncate(msg))
+		s.setUnschedulable(ctx, p, msg)
 	}()
 }
 

@@ -64,14 +64,16 @@ type Server struct {
 	inflight map[string]string      // pod key → node while its binding is under way
 	backoff  map[string]*time.Timer // pods kept out of the queue until their retry time
 	attempts map[string]int         // failed attempts per pod (the backoff's exponent)
-	unplaced map[string]int         // consecutive batches that left the pod unplaced
 	// nominated holds the preemptors whose victims are being evicted (preempt.go): each is assumed on its
 	// nominated node in the state and bound once its victims are gone.
 	nominated map[string]*nomination
 	volumes   map[string]string // claim → zone written to the state (volumes.go)
-	triaging  atomic.Bool
 	binds     chan bindJob
+	evicting  chan struct{}                   // a slot per eviction request under way (evictWorkers slots)
 	loopCtx   atomic.Pointer[context.Context] // the leader's context (bindings of nominated pods)
+
+	handlersSynced []cache.InformerSynced // the event handlers have seen the informers' initial lists
+	events         *eventQueue            // the informers' events, applied in order (events.go)
 }
 
 type bindJob struct {
@@ -134,9 +136,9 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 	s := &Server{
 		cfg: cfg, client: client, log: log,
 		brain: brain, closeDB: closeDB, metrics: newMetrics(),
-		inflight: map[string]string{}, backoff: map[string]*time.Timer{}, attempts: map[string]int{}, unplaced: map[string]int{},
-		nominated: map[string]*nomination{}, volumes: map[string]string{},
-		binds: make(chan bindJob, 4*cfg.BatchSize),
+		inflight: map[string]string{}, backoff: map[string]*time.Timer{}, attempts: map[string]int{},
+		nominated: map[string]*nomination{}, volumes: map[string]string{}, events: newEventQueue(),
+		binds: make(chan bindJob, 4*cfg.BatchSize), evicting: make(chan struct{}, evictWorkers),
 	}
 	s.factory = informers.NewSharedInformerFactory(client, 0)
 	s.podLister = s.factory.Core().V1().Pods().Lister()
@@ -260,7 +262,8 @@ func (s *Server) run(ctx context.Context) error {
 func (s *Server) startInformers(ctx context.Context) error {
 	nodes := s.factory.Core().V1().Nodes().Informer()
 	pods := s.factory.Core().V1().Pods().Informer()
-	if _, err := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	go s.events.run(ctx)
+	regNodes, err := nodes.AddEventHandler(s.events.queued(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { s.nodeChanged(nil, obj.(*v1.Node)) },
 		UpdateFunc: func(old, obj any) {
 			s.nodeChanged(old.(*v1.Node), obj.(*v1.Node))
@@ -273,10 +276,11 @@ func (s *Server) startInformers(ctx context.Context) error {
 				s.must("delete node", s.brain.DeleteNode(context.Background(), n.Name))
 			}
 		},
-	}); err != nil {
+	}))
+	if err != nil {
 		return err
 	}
-	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	regPods, err := pods.AddEventHandler(s.events.queued(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { s.podChanged(nil, obj.(*v1.Pod)) },
 		UpdateFunc: func(old, obj any) { s.podChanged(old.(*v1.Pod), obj.(*v1.Pod)) },
 		DeleteFunc: func(obj any) {
@@ -287,9 +291,11 @@ func (s *Server) startInformers(ctx context.Context) error {
 				s.podDeleted(p)
 			}
 		},
-	}); err != nil {
+	}))
+	if err != nil {
 		return err
 	}
+	s.handlersSynced = append(s.handlersSynced, regNodes.HasSynced, regPods.HasSynced)
 	pvs, pvcs, err := s.volumeInformers()
 	if err != nil {
 		return err
@@ -306,6 +312,15 @@ func (s *Server) startInformers(ctx context.Context) error {
 		if !ok {
 			return fmt.Errorf("informer %v did not sync", typ)
 		}
+	}
+	// The caches are filled before the handlers have seen every object of the initial lists: wait for the
+	// handlers too, or the first batch may solve on a state without some bound pods (and place pods on
+	// nodes that are full).
+	if !cache.WaitForCacheSync(ctx.Done(), s.handlersSynced...) {
+		return fmt.Errorf("informer handlers did not sync")
+	}
+	for s.events.pending.Load() > 0 && ctx.Err() == nil { // and for the queue to apply them
+		time.Sleep(time.Millisecond)
 	}
 	s.synced.Store(true)
 	s.log.Info("informers synced")
@@ -392,7 +407,6 @@ func (s *Server) podDeleted(p *v1.Pod) {
 		delete(s.backoff, key)
 	}
 	delete(s.attempts, key)
-	delete(s.unplaced, key)
 	s.dropNominationLocked(key)
 	s.must("delete pod", s.brain.DeletePod(context.Background(), key))
 	s.victimGoneLocked(key)
@@ -418,6 +432,26 @@ func (s *Server) backOffLocked(key string) {
 	if delay > s.cfg.MaxBackoff || delay <= 0 {
 		delay = s.cfg.MaxBackoff
 	}
+	s.holdLocked(key, delay)
+}
+
+// park keeps a pending pod out of the queue for InitialBackoff without counting a failed attempt: a
+// preemption plan placed other pods, and this one waits for the next round. Meanwhile the loop does not
+// solve it again and again: each solve and each preemption plan holds the state's lock (PreemptPods for
+// seconds at 500 nodes), and the informer's handlers, which apply one event per lock, fell behind (15 of
+// 500 PreemptionBasic pods bound in 93 s, the victims' deletions queued behind the plans).
+func (s *Server) park(p *v1.Pod) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := podKey(p)
+	if t := s.backoff[key]; t != nil {
+		t.Stop()
+	}
+	s.holdLocked(key, s.cfg.InitialBackoff)
+}
+
+// holdLocked takes a pod out of the state until delay has passed; it is then read again from the lister.
+func (s *Server) holdLocked(key string, delay time.Duration) {
 	s.must("delete pod", s.brain.DeletePod(context.Background(), key))
 	s.backoff[key] = time.AfterFunc(delay, func() {
 		s.mu.Lock()
@@ -434,7 +468,6 @@ func (s *Server) requeueLocked(key string) {
 		t.Stop()
 	}
 	delete(s.backoff, key)
-	delete(s.unplaced, key)
 	ns, name, _ := strings.Cut(key, "/")
 	p, err := s.podLister.Pods(ns).Get(name)
 	if err != nil {

@@ -61,7 +61,7 @@ func (s *Server) volumeInformers() (pvs, pvcs cache.SharedIndexInformer, err err
 			s.claimChanged(pvc)
 		}
 	}
-	if _, err = pvcs.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	regPVCs, err := pvcs.AddEventHandler(s.events.queued(cache.ResourceEventHandlerFuncs{
 		AddFunc:    claim,
 		UpdateFunc: func(_, obj any) { claim(obj) },
 		DeleteFunc: func(obj any) {
@@ -72,7 +72,8 @@ func (s *Server) volumeInformers() (pvs, pvcs cache.SharedIndexInformer, err err
 				s.setVolumeZone(claimKey(pvc.Namespace, pvc.Name), "")
 			}
 		},
-	}); err != nil {
+	}))
+	if err != nil {
 		return nil, nil, err
 	}
 	volume := func(obj any) {
@@ -87,12 +88,16 @@ func (s *Server) volumeInformers() (pvs, pvcs cache.SharedIndexInformer, err err
 			s.claimChanged(pvc)
 		}
 	}
-	_, err = pvs.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	regPVs, err := pvs.AddEventHandler(s.events.queued(cache.ResourceEventHandlerFuncs{
 		AddFunc:    volume,
 		UpdateFunc: func(_, obj any) { volume(obj) },
 		DeleteFunc: volume,
-	})
-	return pvs, pvcs, err
+	}))
+	if err != nil {
+		return nil, nil, err
+	}
+	s.handlersSynced = append(s.handlersSynced, regPVCs.HasSynced, regPVs.HasSynced)
+	return pvs, pvcs, nil
 }
 
 // claimChanged writes the zone of the volume a claim is bound to.

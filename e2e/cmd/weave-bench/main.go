@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"k8s.io/klog/v2"
@@ -53,12 +54,27 @@ func run(args []string) error {
 	out := fs.String("out", "", "output directory (required)")
 	quick := fs.Bool("quick", cmd == "quick", "small sizes")
 	tiny := fs.Bool("tiny", false, "smaller still (the command's own test)")
+	workloads := fs.String("workloads", "", "scale: comma-separated scheduler_perf workloads to run (e.g. PreemptionBasic or Preempt; default all)")
+	schedulers := fs.String("schedulers", "", "preemption, scale: run only these schedulers (kube, weave; default both)")
+	nodes := fs.String("nodes", "", "scale: comma-separated node counts (default by mode: 500,5000; quick 500; tiny 50)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
 	if *out == "" {
 		usage(os.Stderr)
 		return fmt.Errorf("--out is required")
+	}
+	wl := split(*workloads)
+	var ns []int
+	for _, n := range strings.Split(*nodes, ",") {
+		if n = strings.TrimSpace(n); n == "" {
+			continue
+		}
+		v, err := strconv.Atoi(n)
+		if err != nil || v <= 0 {
+			return fmt.Errorf("--nodes: %q is not a positive number", n)
+		}
+		ns = append(ns, v)
 	}
 	var exps []bench.Experiment
 	switch cmd {
@@ -92,7 +108,8 @@ func run(args []string) error {
 	r, err := bench.NewRunner(bench.Config{
 		Out: *out, Quick: *quick, Tiny: *tiny,
 		Progress: progress, ServerLog: logFile,
-		Command: "weave-bench " + strings.Join(args, " "),
+		Command:   "weave-bench " + strings.Join(args, " "),
+		Workloads: wl, Nodes: ns, Schedulers: split(*schedulers),
 	})
 	if err != nil {
 		return err
@@ -100,6 +117,17 @@ func run(args []string) error {
 	err = r.Run(ctx, exps)
 	fmt.Fprintf(progress, "report: %s\n", filepath.Join(*out, "report.md"))
 	return err
+}
+
+// split splits a comma-separated list, dropping empty items.
+func split(list string) []string {
+	var out []string
+	for _, w := range strings.Split(list, ",") {
+		if w = strings.TrimSpace(w); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // quietKlog sends the API server's and kube-scheduler's klog output to w, at verbosity 0.

@@ -31,6 +31,13 @@ type Config struct {
 	ServerLog io.Writer
 	// Command is the command line, for the report.
 	Command string
+	// Workloads, when not empty, limits experiment 6 to the scheduler_perf workloads named (e.g.
+	// PreemptionBasic); Nodes, when not empty, replaces its node counts.
+	Workloads []string
+	Nodes     []int
+	// Schedulers, when not empty, limits experiments 4 and 6 to these schedulers (kube, weave): for
+	// investigating one of them; the reports' comparisons need both.
+	Schedulers []string
 }
 
 // Experiment is one of the paper's experiments, or a group of them that share runs.
@@ -174,6 +181,24 @@ var sectionTitles = map[int]string{
 	5: "Model size over time",
 	6: "Scale: scheduler_perf workloads",
 	7: "Encoding and backend ablation",
+}
+
+// schedulers returns the schedulers to run in experiments 4 and 6: kube-scheduler then weave-scheduler,
+// or those Config.Schedulers selects.
+func (r *Runner) schedulers() []string {
+	if len(r.cfg.Schedulers) == 0 {
+		return []string{kubeName, weaveName}
+	}
+	var out []string
+	for _, name := range []string{kubeName, weaveName} {
+		for _, w := range r.cfg.Schedulers {
+			if w == name || w == shortName(name) {
+				out = append(out, name)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // pick returns full, quick or tiny by the mode.

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -57,7 +58,7 @@ func runPreemption(ctx context.Context, r *Runner) error {
 	var rows, trows [][]string
 	var ss []series
 	conv := map[string]time.Duration{}
-	for _, name := range []string{kubeName, weaveName} {
+	for _, name := range r.schedulers() {
 		ns := "preempt-" + name
 		if err := c.CreateNamespace(ctx, ns); err != nil {
 			return err
@@ -75,7 +76,7 @@ func runPreemption(ctx context.Context, r *Runner) error {
 			return err
 		}
 		bar := r.bar("exp 4 "+name+" (high running)", per)
-		samples, took, err := replayPriorities(ctx, c, ns, schedName, groups, timeout, bar)
+		samples, took, err := replayPriorities(ctx, c, ns, schedName, groups, timeout, bar, r.log)
 		bar.done()
 		sch.stop()
 		if err != nil {
@@ -107,6 +108,13 @@ func runPreemption(ctx context.Context, r *Runner) error {
 	}
 	s.Findings = append(s.Findings, fmt.Sprintf("weave-scheduler converged in %v, kube-scheduler in %v (t from the first group's arrival): %.2f× faster (paper: ≈50 s vs ≈100 s, 2×; target ≥ 2×: %s).",
 		conv[weaveName].Round(100*time.Millisecond), conv[kubeName].Round(100*time.Millisecond), ratio, verdict))
+	// The high-priority pods arrive at a fixed time, so the ratio above cannot exceed about 1 once both
+	// schedulers converge within seconds; the time after their arrival is what the schedulers control.
+	after := func(name string) time.Duration { return conv[name] - groups[2].at }
+	if after(weaveName) > 0 && after(kubeName) > 0 {
+		s.Findings = append(s.Findings, fmt.Sprintf("After the high-priority pods arrived: weave-scheduler %v, kube-scheduler %v: %.2f× faster. The time includes the bench's own loop (list, mark bound pods Running, recreate preempted pods, 100 ms pause), a few hundred ms per sample.",
+			after(weaveName).Round(10*time.Millisecond), after(kubeName).Round(10*time.Millisecond), after(kubeName).Seconds()/after(weaveName).Seconds()))
+	}
 	return r.lineFigure(s, "preemption", "Running pods per priority (solid: weave-scheduler, dashed: kube-scheduler)", "time (s)", "running pods", ss, func(p *plot.Plot) {
 		p.Y.Min = 0
 		p.Legend.Top = false
@@ -124,11 +132,12 @@ func shortName(s string) string {
 // replayPriorities creates the groups at their times, plays kubelet and ReplicaSet controller, and samples
 // the running pods per priority until every pod of the last group runs; it returns the samples and when
 // that happened.
-func replayPriorities(ctx context.Context, c *harness.Cluster, ns, schedName string, groups []prioGroup, timeout time.Duration, bar *progress) ([]preemptSample, time.Duration, error) {
+func replayPriorities(ctx context.Context, c *harness.Cluster, ns, schedName string, groups []prioGroup, timeout time.Duration, bar *progress, log *slog.Logger) ([]preemptSample, time.Duration, error) {
 	t0 := time.Now()
 	created := map[string]int{} // group → pods created so far (names are group-k)
 	high := groups[len(groups)-1]
 	var samples []preemptSample
+	lastRunning := map[int32]int{}
 	for {
 		now := time.Since(t0)
 		l, err := c.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
@@ -152,6 +161,12 @@ func replayPriorities(ctx context.Context, c *harness.Cluster, ns, schedName str
 		}
 		samples = append(samples, preemptSample{t: now.Seconds(), running: running})
 		bar.set(running[high.priority])
+		for _, g := range groups {
+			if n := running[g.priority]; n != lastRunning[g.priority] {
+				log.Info("exp 4 running", "namespace", ns, "group", g.name, "running", n, "t", now.Seconds())
+				lastRunning[g.priority] = n
+			}
+		}
 		if running[high.priority] >= high.replicas {
 			return samples, now, nil
 		}
@@ -178,6 +193,9 @@ func replayPriorities(ctx context.Context, c *harness.Cluster, ns, schedName str
 		for _, g := range groups { // ReplicaSet controller: keep each arrived group at its size
 			if now < g.at {
 				continue
+			}
+			if live[g.name] < g.replicas {
+				log.Info("exp 4 creating", "namespace", ns, "group", g.name, "pods", g.replicas-live[g.name], "t", now.Seconds())
 			}
 			for k := live[g.name]; k < g.replicas; k++ {
 				name := fmt.Sprintf("%s-%d", g.name, created[g.name])

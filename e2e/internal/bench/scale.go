@@ -86,7 +86,7 @@ func scaleWorkloads(nodes int, r *Runner) []scaleWorkload {
 		{name: "SchedulingNodeAffinity", initPods: n(500), measure: n(1000), initPod: nodeAff("init"), podOf: nodeAff("pod"), ref: map[int]float64{500: 212}},
 		{name: "TopologySpreading", initPods: n(1000), measure: n(1000), initPod: func(i int) scheduler.Pod { return defaultPod(fmt.Sprintf("init-%d", i)) }, podOf: spread, ref: map[int]float64{500: 166}},
 		// Low-priority pods of 900m fill the 4-CPU nodes (4 each); each high-priority pod of 3 CPU needs 3 of them evicted.
-		{name: "PreemptionBasic", initPods: 4 * nodes, measure: pick(r, 500, 5, 5), initPod: low, podOf: highPod, ref: map[int]float64{1000: 22}},
+		{name: "PreemptionBasic", initPods: 4 * nodes, measure: pick(r, min(500, nodes), 5, 5), initPod: low, podOf: highPod, ref: map[int]float64{1000: 22}},
 	}
 }
 
@@ -107,6 +107,9 @@ type scaleResult struct {
 // and SchedulingBasic at 5,000 nodes (full mode only).
 func runScale(ctx context.Context, r *Runner) error {
 	sizes := pick(r, []int{500, 5000}, []int{500}, []int{50})
+	if len(r.cfg.Nodes) > 0 {
+		sizes = r.cfg.Nodes
+	}
 	timeout := pick(r, 6*time.Minute, 2*time.Minute, 2*time.Minute)
 	s := r.section(6)
 	s.Paper = "The issue's reference: kube-scheduler v1.34 on this 2-core machine, upstream scheduler_perf (bind included): SchedulingBasic 273, " +
@@ -131,7 +134,10 @@ func runScale(ctx context.Context, r *Runner) error {
 		}
 		r.statusf("   %d nodes created in %v", nodes, time.Since(t0).Round(time.Second))
 		for _, w := range scaleWorkloads(nodes, r) {
-			for _, name := range []string{kubeName, weaveName} {
+			if !r.wantWorkload(w.name) {
+				continue
+			}
+			for _, name := range r.schedulers() {
 				res := runScaleOne(ctx, r, c, nodes, w, name, timeout)
 				results = append(results, res)
 				if res.err != nil {
@@ -148,6 +154,19 @@ func runScale(ctx context.Context, r *Runner) error {
 		stop()
 	}
 	return scaleReport(r, s, results, sizes)
+}
+
+// wantWorkload reports whether Config.Workloads selects the workload (all when it is empty).
+func (r *Runner) wantWorkload(name string) bool {
+	if len(r.cfg.Workloads) == 0 {
+		return true
+	}
+	for _, w := range r.cfg.Workloads {
+		if strings.EqualFold(w, name) || strings.EqualFold(w, shortWorkload[name]) {
+			return true
+		}
+	}
+	return false
 }
 
 func createZonedNodes(ctx context.Context, c *harness.Cluster, n int, bar *progress) error {
@@ -328,6 +347,17 @@ func scaleReport(r *Runner, s *Section, results []scaleResult, sizes []int) erro
 		byKey[k+"/"+res.scheduler] = res
 	}
 	if err := r.writeCSV(s, "scale", header, rows); err != nil {
+		return err
+	}
+	// weave-scheduler's batches, one row each (init pods included): which batches are slow, and in which phase.
+	var brows [][]string
+	for _, res := range results {
+		for _, b := range res.batches {
+			brows = append(brows, []string{res.workload, itoa(res.nodes), f1(b.At.Seconds()), itoa(b.Size), itoa(b.Placed),
+				f1(ms(b.Fetch)), f1(ms(b.Ground)), f1(ms(b.Solve)), f1(ms(b.Decide())), f1(ms(b.Total)), itoa(b.Variables), itoa(b.Constraints)})
+		}
+	}
+	if err := r.writeCSV(s, "scale_batches", []string{"workload", "nodes", "at_s", "size", "placed", "fetch_ms", "ground_ms", "solve_ms", "decide_ms", "total_ms", "variables", "constraints"}, brows); err != nil {
 		return err
 	}
 	var trows [][]string
