@@ -45,6 +45,13 @@ type Config struct {
 	// workloads waiting 20 ms instead of 5 ms improved neither the objective
 	// nor the pods placed. 0 means 5ms; negative waits for Timeout.
 	ImprovementTimeout time.Duration
+	// PreemptionImprovementTimeout is ImprovementTimeout for preemption
+	// plans; 0 means 50ms, negative waits for Timeout. A plan's first
+	// solution rarely places its pods (each needs several evictions at
+	// once): at 500 nodes with 2,000 lower-priority pods, 5 ms placed 4 of
+	// 20 preemptors, 50 ms all 20, for a plan that takes seconds of
+	// grounding and checking anyway.
+	PreemptionImprovementTimeout time.Duration
 	// Verify makes Weave re-check every solution inside the database
 	// (tests); the scheduler's own check (Check) always runs.
 	Verify bool
@@ -126,6 +133,12 @@ func New(cfg Config) (*Scheduler, error) {
 		cfg.ImprovementTimeout = 5 * time.Millisecond
 	case cfg.ImprovementTimeout < 0:
 		cfg.ImprovementTimeout = 0
+	}
+	switch {
+	case cfg.PreemptionImprovementTimeout == 0:
+		cfg.PreemptionImprovementTimeout = 50 * time.Millisecond
+	case cfg.PreemptionImprovementTimeout < 0:
+		cfg.PreemptionImprovementTimeout = 0
 	}
 	off, err := disabledSet(cfg.DisabledPolicies)
 	if err != nil {
@@ -463,6 +476,7 @@ func (s *Scheduler) Preempt(ctx context.Context) ([]Binding, []Eviction, []Unsch
 			victims = append(victims, p)
 		}
 	}
+	victims = victimsOnCandidateNodes(s.state, victims, q)
 	sort.Slice(victims, func(i, j int) bool { return victims[i].Name < victims[j].Name })
 	placed, _, err := s.solve(ctx, s.preemption, q, victims, s.cfg.Timeout)
 	if err != nil {
@@ -521,6 +535,7 @@ func (s *Scheduler) PreemptPods(ctx context.Context, names []string) ([]Binding,
 			victims = append(victims, p)
 		}
 	}
+	victims = victimsOnCandidateNodes(s.state, victims, q)
 	unsched := func(ps []*Pod, reason string) []Unschedulable {
 		var us []Unschedulable
 		for _, p := range ps {
@@ -575,9 +590,16 @@ func (s *Scheduler) PreemptPods(ctx context.Context, names []string) ([]Binding,
 	}
 	sort.SliceStable(evicted, func(i, j int) bool { return evicted[i].Priority > evicted[j].Priority })
 	var ev []Eviction
+	receives := map[string]bool{}
+	for _, p := range batch {
+		receives[p.NodeName] = true
+	}
 	for _, v := range evicted {
 		after.Pods[v.Name] = v
-		if after.Check(batch) != nil {
+		// Kept back on a node that receives a pod and has no room for it,
+		// the victim breaks capacity there (Check checks the capacity of
+		// those nodes): the eviction stays, without a Check of the batch.
+		if receives[v.NodeName] && !after.roomFor(v)[v.NodeName] || after.Check(batch) != nil {
 			delete(after.Pods, v.Name)
 			ev = append(ev, Eviction{Pod: v.Name, Node: v.NodeName})
 		}
@@ -606,7 +628,11 @@ func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*
 	if err := s.exec(ctx, loadModelPods(all, victims)); err != nil {
 		return nil, nil, err
 	}
-	res, err := m.Solve(ctx, weave.SolveOptions{Timeout: timeout, ImprovementTimeout: s.cfg.ImprovementTimeout, Verify: s.cfg.Verify, Seed: s.cfg.Seed, Workers: s.cfg.Workers, NoExplain: true, Backend: s.cfg.Backend})
+	improvement := s.cfg.ImprovementTimeout
+	if m == s.preemption {
+		improvement = s.cfg.PreemptionImprovementTimeout
+	}
+	res, err := m.Solve(ctx, weave.SolveOptions{Timeout: timeout, ImprovementTimeout: improvement, Verify: s.cfg.Verify, Seed: s.cfg.Seed, Workers: s.cfg.Workers, NoExplain: true, Backend: s.cfg.Backend})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -445,11 +445,44 @@ func (s *State) fitsSomewhere(p *Pod) bool {
 			delete(s.Pods, q.Name)
 		}
 	}()
+	room := s.roomFor(&q)
 	for name := range s.Nodes {
+		if !room[name] {
+			continue // Check would fail on capacity
+		}
 		q.NodeName = name
 		if s.Check([]*Pod{&q}) == nil {
 			return true
 		}
 	}
 	return false
+}
+
+// roomFor reports, per node, whether its free resources (the live bound
+// pods but p counted) hold p's requests: a necessary condition of Check
+// that costs one pass over the pods for every node, where a Check per node
+// costs one each (a preemption plan at 500 nodes spent seconds there).
+func (s *State) roomFor(p *Pod) map[string]bool {
+	type use struct{ cpu, mem, sto, pods int64 }
+	used := map[string]*use{}
+	for _, q := range s.Pods {
+		if q.NodeName == "" || !live(q) || q.Name == p.Name {
+			continue
+		}
+		u := used[q.NodeName]
+		if u == nil {
+			u = &use{}
+			used[q.NodeName] = u
+		}
+		u.cpu, u.mem, u.sto, u.pods = u.cpu+q.CPU, u.mem+q.Memory, u.sto+q.Storage, u.pods+1
+	}
+	out := make(map[string]bool, len(s.Nodes))
+	for name, n := range s.Nodes {
+		u := used[name]
+		if u == nil {
+			u = &use{}
+		}
+		out[name] = u.cpu+p.CPU <= n.CPU && u.mem+p.Memory <= n.Memory && u.sto+p.Storage <= n.Storage && u.pods+1 <= n.Pods
+	}
+	return out
 }

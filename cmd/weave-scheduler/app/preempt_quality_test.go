@@ -24,7 +24,7 @@ func TestPreemptQuality(t *testing.T) {
 	}
 	for _, imp := range []time.Duration{0, 50 * time.Millisecond, -1} {
 		for _, n := range []int{1, 5, 20, 100} {
-			s, err := scheduler.New(scheduler.Config{Name: "weave-scheduler", BatchSize: 100, BatchIdle: -1, Seed: 1, ImprovementTimeout: imp})
+			s, err := scheduler.New(scheduler.Config{Name: "weave-scheduler", BatchSize: 100, BatchIdle: -1, Seed: 1, PreemptionImprovementTimeout: imp})
 			if err != nil {
 				t.Fatal(err)
 			}

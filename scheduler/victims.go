@@ -1,0 +1,96 @@
+package scheduler
+
+import "sort"
+
+// minVictimNodes is the least number of nodes whose lower-priority pods a
+// preemption plan considers; a plan for n pods considers max(this, 2n).
+const minVictimNodes = 100
+
+// victimsOnCandidateNodes keeps the victims of the nodes a plan for
+// preemptors is most likely to use, when more than max(100, 2 ×
+// preemptors) nodes hold victims. kube-scheduler also preempts on a
+// sample of candidate nodes. Every lower-priority pod of the cluster was a
+// variable of the preemption model: at 500 nodes with 2,000 low pods,
+// grounding a plan took 1.3 s on a quiet machine even for one preemptor.
+//
+// Nodes that would have room for the smallest preemptor once their
+// victims are gone come first, those needing the fewest evictions first;
+// then the others (their victims may still matter: a pod evicted for
+// anti-affinity in a zone). In a cluster with fewer nodes holding victims
+// nothing is left out.
+func victimsOnCandidateNodes(st *State, victims, preemptors []*Pod) []*Pod {
+	k := max(minVictimNodes, 2*len(preemptors))
+	count := map[string]int{}
+	for _, v := range victims {
+		count[v.NodeName]++
+	}
+	if len(count) <= k {
+		return victims
+	}
+	var minCPU, minMem int64 = -1, -1
+	for _, p := range preemptors {
+		if minCPU < 0 || p.CPU < minCPU {
+			minCPU = p.CPU
+		}
+		if minMem < 0 || p.Memory < minMem {
+			minMem = p.Memory
+		}
+	}
+	// Room on each node once its victims are gone: allocatable minus the
+	// live pods that are not victims.
+	type use struct{ cpu, mem, pods int64 }
+	kept := map[string]*use{}
+	isVictim := map[string]bool{}
+	for _, v := range victims {
+		isVictim[v.Name] = true
+	}
+	for _, p := range st.Pods {
+		if p.NodeName == "" || !live(p) || isVictim[p.Name] {
+			continue
+		}
+		u := kept[p.NodeName]
+		if u == nil {
+			u = &use{}
+			kept[p.NodeName] = u
+		}
+		u.cpu, u.mem, u.pods = u.cpu+p.CPU, u.mem+p.Memory, u.pods+1
+	}
+	roomy := func(name string) bool {
+		n := st.Nodes[name]
+		if n == nil {
+			return false
+		}
+		u := kept[name]
+		if u == nil {
+			u = &use{}
+		}
+		return n.CPU-u.cpu >= minCPU && n.Memory-u.mem >= minMem && n.Pods-u.pods >= 1
+	}
+	nodes := make([]string, 0, len(count))
+	room := map[string]bool{}
+	for n := range count {
+		nodes = append(nodes, n)
+		room[n] = roomy(n)
+	}
+	sort.Slice(nodes, func(i, j int) bool {
+		a, b := nodes[i], nodes[j]
+		if room[a] != room[b] {
+			return room[a]
+		}
+		if count[a] != count[b] {
+			return count[a] < count[b]
+		}
+		return a < b
+	})
+	keep := map[string]bool{}
+	for _, n := range nodes[:k] {
+		keep[n] = true
+	}
+	var out []*Pod
+	for _, v := range victims {
+		if keep[v.NodeName] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
