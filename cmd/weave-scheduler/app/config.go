@@ -30,6 +30,9 @@ type Config struct {
 	// improved for that long (scheduler.Config.ImprovementTimeout); 0 is
 	// the scheduler's default, negative waits for SolverTimeout.
 	SolverImprovementTimeout time.Duration `json:"solverImprovementTimeout,omitempty"`
+	// PreemptionImprovementTimeout is the same for preemption plans
+	// (scheduler.Config.PreemptionImprovementTimeout; 0: 50ms).
+	PreemptionImprovementTimeout time.Duration `json:"preemptionImprovementTimeout,omitempty"`
 	// BindWorkers is how many bindings run in parallel.
 	BindWorkers int `json:"bindWorkers,omitempty"`
 	// InitialBackoff and MaxBackoff bound the retry delay of pods that could not be placed.
@@ -111,6 +114,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.DurationVar(&c.BatchWait, "batch-wait", cfg.BatchWait, "solve a smaller batch after this long with no new pending pod")
 	fs.DurationVar(&c.SolverTimeout, "solver-timeout", cfg.SolverTimeout, "time limit of each solve")
 	fs.DurationVar(&c.SolverImprovementTimeout, "solver-improvement-timeout", cfg.SolverImprovementTimeout, "end a solve once the placement has not improved for this long (0: 5ms; negative: run to --solver-timeout)")
+	fs.DurationVar(&c.PreemptionImprovementTimeout, "preemption-improvement-timeout", cfg.PreemptionImprovementTimeout, "end a preemption plan's solve once it has not improved for this long (0: 50ms; negative: run to --solver-timeout)")
 	fs.IntVar(&c.BindWorkers, "bind-workers", cfg.BindWorkers, "parallel bindings")
 	fs.DurationVar(&c.InitialBackoff, "initial-backoff", cfg.InitialBackoff, "first retry delay of an unschedulable pod")
 	fs.DurationVar(&c.MaxBackoff, "max-backoff", cfg.MaxBackoff, "longest retry delay")
@@ -162,6 +166,8 @@ func ParseFlags(args []string) (Config, error) {
 			cfg.SolverTimeout = c.SolverTimeout
 		case "solver-improvement-timeout":
 			cfg.SolverImprovementTimeout = c.SolverImprovementTimeout
+		case "preemption-improvement-timeout":
+			cfg.PreemptionImprovementTimeout = c.PreemptionImprovementTimeout
 		case "bind-workers":
 			cfg.BindWorkers = c.BindWorkers
 		case "initial-backoff":
@@ -248,5 +254,5 @@ func decodeFile(data []byte, cfg *Config) error {
 	return dec.Decode(cfg)
 }
 
-var durationField = map[string]bool{"batchWait": true, "solverTimeout": true, "solverImprovementTimeout": true, "initialBackoff": true, "maxBackoff": true,
+var durationField = map[string]bool{"batchWait": true, "solverTimeout": true, "solverImprovementTimeout": true, "preemptionImprovementTimeout": true, "initialBackoff": true, "maxBackoff": true,
 	"leaseDuration": true, "renewDeadline": true, "retryPeriod": true, "nominationTimeout": true}

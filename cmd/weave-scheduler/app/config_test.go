@@ -67,6 +67,9 @@ func TestParseFlagsSolverImprovementTimeout(t *testing.T) {
 	if cfg, err = ParseFlags([]string{"--config", f, "--solver-improvement-timeout", "-1s"}); err != nil || cfg.SolverImprovementTimeout != -time.Second {
 		t.Fatalf("flag over file: %v %v", cfg.SolverImprovementTimeout, err)
 	}
+	if cfg, err = ParseFlags([]string{"--preemption-improvement-timeout", "200ms"}); err != nil || cfg.PreemptionImprovementTimeout != 200*time.Millisecond {
+		t.Fatalf("preemption flag: %v %v", cfg.PreemptionImprovementTimeout, err)
+	}
 	if cfg, err = ParseFlags(nil); err != nil || cfg.SolverImprovementTimeout != 0 {
 		t.Fatalf("default: %v %v (0 leaves the scheduler's default)", cfg.SolverImprovementTimeout, err)
 	}

@@ -125,8 +125,9 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 		BatchIdle: cfg.BatchWait,
 		Timeout:   cfg.SolverTimeout,
 
-		ImprovementTimeout: cfg.SolverImprovementTimeout,
-		Verify:             cfg.Verify,
+		ImprovementTimeout:           cfg.SolverImprovementTimeout,
+		PreemptionImprovementTimeout: cfg.PreemptionImprovementTimeout,
+		Verify:                       cfg.Verify,
 
 		DisabledPolicies: cfg.DisabledPolicies,
 	}, log)
