@@ -564,7 +564,7 @@ func (s *Scheduler) PreemptPods(ctx context.Context, names []string) ([]Binding,
 			continue
 		}
 		kept.Pods[p.Name].NodeName = ""
-		if kept.fitsSomewhere(kept.Pods[p.Name]) {
+		if kept.FitsSomewhere(kept.Pods[p.Name]) {
 			fitsAlone[p.Name] = true
 			placed[p.Name] = ""
 			continue
@@ -599,7 +599,7 @@ func (s *Scheduler) PreemptPods(ctx context.Context, names []string) ([]Binding,
 		// Kept back on a node that receives a pod and has no room for it,
 		// the victim breaks capacity there (Check checks the capacity of
 		// those nodes): the eviction stays, without a Check of the batch.
-		if receives[v.NodeName] && !after.roomFor(v)[v.NodeName] || after.Check(batch) != nil {
+		if receives[v.NodeName] && !after.roomOn(v, v.NodeName) || after.Check(batch) != nil {
 			delete(after.Pods, v.Name)
 			ev = append(ev, Eviction{Pod: v.Name, Node: v.NodeName})
 		}

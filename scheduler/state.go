@@ -433,8 +433,13 @@ func (s *State) FeasibleNodes(p *Pod) []string {
 	return out
 }
 
-// fitsSomewhere reports whether a pod, unplaced in s, fits some node as s is.
-func (s *State) fitsSomewhere(p *Pod) bool {
+// FitsSomewhere reports whether p, a pod of s without a node, fits some
+// node alone as s is: FeasibleNodes(p) is not empty. Only the nodes with
+// room for p's requests are tried with Check (H5 is part of Check, so a
+// node skipped would fail it too): Check reads every pod for each node, and
+// a full cluster, the case of preemption, leaves no node to try. s is left
+// as it was.
+func (s *State) FitsSomewhere(p *Pod) bool {
 	q := *p
 	saved, had := s.Pods[q.Name]
 	s.Pods[q.Name] = &q
@@ -445,10 +450,10 @@ func (s *State) fitsSomewhere(p *Pod) bool {
 			delete(s.Pods, q.Name)
 		}
 	}()
-	room := s.roomFor(&q)
-	for name := range s.Nodes {
-		if !room[name] {
-			continue // Check would fail on capacity
+	used := s.usage(func(o *Pod) bool { return o.Name == q.Name })
+	for name, n := range s.Nodes {
+		if !used[name].holds(n, &q) {
+			continue
 		}
 		q.NodeName = name
 		if s.Check([]*Pod{&q}) == nil {
@@ -458,31 +463,41 @@ func (s *State) fitsSomewhere(p *Pod) bool {
 	return false
 }
 
-// roomFor reports, per node, whether its free resources (the live bound
-// pods but p counted) hold p's requests: a necessary condition of Check
-// that costs one pass over the pods for every node, where a Check per node
-// costs one each (a preemption plan at 500 nodes spent seconds there).
-func (s *State) roomFor(p *Pod) map[string]bool {
-	type use struct{ cpu, mem, sto, pods int64 }
-	used := map[string]*use{}
+// nodeUse is what the live bound pods of a node request.
+type nodeUse struct{ cpu, mem, sto, pods int64 }
+
+// holds reports whether node n has room for p's requests on top of u.
+func (u nodeUse) holds(n *Node, p *Pod) bool {
+	return u.cpu+p.CPU <= n.CPU && u.mem+p.Memory <= n.Memory && u.sto+p.Storage <= n.Storage && u.pods+1 <= n.Pods
+}
+
+// usage sums the requests of the live bound pods per node, leaving out
+// those skip names (nil: none).
+func (s *State) usage(skip func(*Pod) bool) map[string]nodeUse {
+	used := make(map[string]nodeUse, len(s.Nodes))
 	for _, q := range s.Pods {
-		if q.NodeName == "" || !live(q) || q.Name == p.Name {
+		if q.NodeName == "" || !live(q) || skip != nil && skip(q) {
 			continue
 		}
 		u := used[q.NodeName]
-		if u == nil {
-			u = &use{}
-			used[q.NodeName] = u
-		}
 		u.cpu, u.mem, u.sto, u.pods = u.cpu+q.CPU, u.mem+q.Memory, u.sto+q.Storage, u.pods+1
+		used[q.NodeName] = u
 	}
-	out := make(map[string]bool, len(s.Nodes))
-	for name, n := range s.Nodes {
-		u := used[name]
-		if u == nil {
-			u = &use{}
+	return used
+}
+
+// roomOn reports whether p's requests fit on node beside the other live
+// pods bound there (p itself left out).
+func (s *State) roomOn(p *Pod, node string) bool {
+	n := s.Nodes[node]
+	if n == nil {
+		return false
+	}
+	var u nodeUse
+	for _, q := range s.Pods {
+		if q.NodeName == node && live(q) && q.Name != p.Name {
+			u.cpu, u.mem, u.sto, u.pods = u.cpu+q.CPU, u.mem+q.Memory, u.sto+q.Storage, u.pods+1
 		}
-		out[name] = u.cpu+p.CPU <= n.CPU && u.mem+p.Memory <= n.Memory && u.sto+p.Storage <= n.Storage && u.pods+1 <= n.Pods
 	}
-	return out
+	return u.holds(n, p)
 }

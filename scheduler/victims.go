@@ -38,33 +38,15 @@ func victimsOnCandidateNodes(st *State, victims, preemptors []*Pod) []*Pod {
 	}
 	// Room on each node once its victims are gone: allocatable minus the
 	// live pods that are not victims.
-	type use struct{ cpu, mem, pods int64 }
-	kept := map[string]*use{}
 	isVictim := map[string]bool{}
 	for _, v := range victims {
 		isVictim[v.Name] = true
 	}
-	for _, p := range st.Pods {
-		if p.NodeName == "" || !live(p) || isVictim[p.Name] {
-			continue
-		}
-		u := kept[p.NodeName]
-		if u == nil {
-			u = &use{}
-			kept[p.NodeName] = u
-		}
-		u.cpu, u.mem, u.pods = u.cpu+p.CPU, u.mem+p.Memory, u.pods+1
-	}
+	kept := st.usage(func(p *Pod) bool { return isVictim[p.Name] })
+	smallest := &Pod{CPU: minCPU, Memory: minMem}
 	roomy := func(name string) bool {
 		n := st.Nodes[name]
-		if n == nil {
-			return false
-		}
-		u := kept[name]
-		if u == nil {
-			u = &use{}
-		}
-		return n.CPU-u.cpu >= minCPU && n.Memory-u.mem >= minMem && n.Pods-u.pods >= 1
+		return n != nil && kept[name].holds(n, smallest)
 	}
 	nodes := make([]string, 0, len(count))
 	room := map[string]bool{}

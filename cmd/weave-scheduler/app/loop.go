@@ -237,8 +237,8 @@ const triageBudget = time.Second
 
 // failed handles the pods a batch left without a node, in the loop, before the next batch. Most lost to
 // their batch or to the solver's time limit and fit some node: they stay in the queue for the next batch,
-// without an event. The others fit no node as the state is (fitter: the reference filter of package
-// scheduler on the nodes with room for the pod's requests): preemption is tried for them (preempt.go), and
+// without an event. The others fit no node as the state is (State.FitsSomewhere: the reference filter of
+// package scheduler on the nodes with room for the pod's requests): preemption is tried for them (preempt.go), and
 // those it cannot place get a FailedScheduling event, the PodScheduled=False condition with the reason, and
 // a backoff. This runs before the next batch so that a pod that fits no node is not solved again and again
 // while it waits (PreemptionBasic: 722 batches for 20 pods).
@@ -246,7 +246,6 @@ func (s *Server) failed(ctx context.Context, us []scheduler.Unschedulable) {
 	s.metrics.deferred.Add(float64(len(us)))
 	t0 := time.Now()
 	st := s.brain.PolicyState() // the enabled hard policies only
-	fit := newFitter(st)
 	var stuck []*v1.Pod
 	msgs := map[string]string{}
 	checked := 0
@@ -256,7 +255,7 @@ func (s *Server) failed(ctx context.Context, us []scheduler.Unschedulable) {
 		}
 		checked++
 		sp := st.Pods[u.Pod]
-		if sp == nil || sp.NodeName != "" || fit.fitsSomewhere(sp) {
+		if sp == nil || sp.NodeName != "" || st.FitsSomewhere(sp) {
 			continue
 		}
 		ns, name, _ := strings.Cut(u.Pod, "/")
