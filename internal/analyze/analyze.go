@@ -69,6 +69,10 @@ type analyzer struct {
 	// reads a view or derived table.
 	decidedOut  map[*ir.Query][]bool
 	decidedCols map[*ir.Source][]bool
+	// outerJoin is the first left join of the view being analysed, nil if
+	// none: the database evaluates one, the grounder does not, so a view
+	// with one must be pushed down.
+	outerJoin *sqlfront.Join
 }
 
 func (a *analyzer) errorf(p sqlfront.Pos, format string, args ...any) {
@@ -237,6 +241,7 @@ func (a *analyzer) view(st *sqlfront.CreateView) {
 	if a.nameTaken(st.Name, st.NamePos) {
 		return
 	}
+	a.outerJoin = nil
 	kind := ir.Intermediate
 	annotated := false
 	for _, an := range st.Annotations {
@@ -284,11 +289,20 @@ func (a *analyzer) view(st *sqlfront.CreateView) {
 		seen[o.Name] = true
 	}
 	v := &ir.View{Name: st.Name, Pos: pos(st.Pos), Kind: kind, Query: q, Text: st.Text, Variable: queryVar(q)}
+	if kind == ir.Intermediate && !v.Variable {
+		v.Kind = ir.Pushdown
+	}
+	if j := a.outerJoin; j != nil && v.Kind != ir.Pushdown {
+		why := "reads decision columns"
+		if v.Kind != ir.Intermediate {
+			why = "is a " + v.Kind.String()
+		}
+		a.errorf(j.Pos, "left join is supported only in views over input columns, which the database evaluates; view %s %s: write it with inner joins, or put the left join in a view of input columns that it reads", v.Name, why)
+		a.broken[st.Name] = true
+		return
+	}
 	switch kind {
 	case ir.Intermediate:
-		if !v.Variable {
-			v.Kind = ir.Pushdown
-		}
 	case ir.Soft:
 		if len(q.Select) != 1 {
 			a.errorf(st.Query.Pos, "a soft constraint yields one integer column; this view yields %d columns", len(q.Select))

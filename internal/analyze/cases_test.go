@@ -325,6 +325,25 @@ create table light (name varchar(10) primary key, lit boolean);`,
 
 func TestViews(t *testing.T) {
 	runAnalyzeCases(t, []analyzeCase{
+		{name: "a left join over input columns is pushed down",
+			src: base + `create view free as select node.name, node.cpu - coalesce(u.used, 0) as free
+from node left outer join (select p.prio, sum(p.cpu) as used from pod p group by p.prio) u on u.prio = node.cpu;`,
+			roles: map[string]string{"free": "pushdown"}},
+		{name: "a view with a left join that reads decision columns is rejected at the join",
+			src: base + `create view placed as select node.name, pod.name as pod
+from node left join pod on pod.node_name = node.name;`,
+			err: `5:11: placed: left join is supported only in views over input columns, which the database evaluates; view placed reads decision columns: write it with inner joins, or put the left join in a view of input columns that it reads`},
+		{name: "a hard constraint with a left join in a subquery is rejected at the join",
+			src: base + `-- @hard_constraint
+create view h as select * from pod
+where pod.node_name is null or exists (select 1 from node n left join pod q on q.prio = n.cpu where n.name = pod.node_name);`,
+			err: `6:61: h: left join is supported only in views over input columns, which the database evaluates; view h is a hard constraint: write it with inner joins, or put the left join in a view of input columns that it reads`},
+		{name: "a hard constraint may read a pushed-down view with a left join",
+			src: base + `create view free as select node.name, node.cpu - coalesce(u.used, 0) as free
+from node left join (select p.prio, sum(p.cpu) as used from pod p group by p.prio) u on u.prio = node.cpu;
+-- @hard_constraint
+create view h as select * from pod join free on free.name = pod.node_name where free.free >= pod.cpu;`,
+			roles: map[string]string{"free": "pushdown", "h": "hard"}},
 		{name: "views over input columns are pushed down and views over decision columns are intermediate",
 			src: base + `create view big as select name from node where cpu > 4;
 create view placed as select pod.name, node_name from pod;

@@ -148,6 +148,9 @@ func (a *analyzer) from(f sqlfront.FromItem, q *ir.Query, on []sqlfront.Expr) []
 		a.decidedCols[src] = a.decidedOut[sub]
 		q.From = append(q.From, src)
 	case *sqlfront.Join:
+		if f.Outer && a.outerJoin == nil {
+			a.outerJoin = f
+		}
 		on = a.from(f.Left, q, on)
 		on = a.from(f.Right, q, on)
 		if f.On != nil {

@@ -153,12 +153,14 @@ type DerivedTable struct {
 	Alias string
 }
 
-// Join is an inner join. Pos is the position of "join" (or "inner").
+// Join is an inner join, or a left outer join when Outer is set. Pos is
+// the position of "join" (or "inner", or "left").
 type Join struct {
 	Pos   Pos
 	Left  FromItem
 	Right FromItem
 	On    Expr
+	Outer bool
 }
 
 // ColumnRef is a column reference, c or t.c.

@@ -13,12 +13,15 @@ func TestParseErrors(t *testing.T) {
 		src  string
 		want string // the single expected error, as printed
 	}{
-		{"a left join is rejected at the join keyword",
-			"create view v as select a from t\n  left join u on t.a = u.a;",
-			"2:3: v: only inner joins are supported"},
+		{"a right join is rejected at the right keyword",
+			"create view v as select a from t\n  right join u on t.a = u.a;",
+			"2:3: v: only inner and left joins are supported"},
 		{"a cross join is rejected at the cross keyword",
 			"create view v as select a from t cross join u;",
-			"1:34: v: only inner joins are supported"},
+			"1:34: v: only inner and left joins are supported"},
+		{"a left join needs on",
+			"create view v as select a from t left outer join u;",
+			"1:51: v: expected \"on\" after joined table, found \";\""},
 		{"join using is rejected at using",
 			"create view v as select a from t join u using (a);",
 			"1:41: v: join ... using is not supported; write the join condition with on"},
@@ -168,7 +171,7 @@ func TestParseReportsEveryBrokenStatement(t *testing.T) {
 	src := `create table a (x int, y float);
 create table ok1 (x int);
 drop table a;
-create view v1 as select x from a left join ok1 on a.x = ok1.x;
+create view v1 as select x from a full join ok1 on a.x = ok1.x;
 -- @hard_constraint
 create view ok2 as select * from ok1;
 create view v2 as select x from a where x in (1, 2;
@@ -187,7 +190,7 @@ create view ok3 as select 'unterminated from ok1;
 	want := []string{
 		`1:26: a: unsupported column type "float" (supported: int, integer, bigint, smallint, boolean, bool, varchar(n), char(n), text)`,
 		`3:1: unsupported statement "drop": a schema may contain only create table, create index and create view statements`,
-		`4:35: v1: only inner joins are supported`,
+		`4:35: v1: only inner and left joins are supported`,
 		`7:51: v2: expected "," or ")" in "in" list, found ";"`,
 		`8:35: v3: order by is not supported in views`,
 		`9:27: ok3: unterminated string literal`,

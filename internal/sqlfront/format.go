@@ -278,7 +278,11 @@ func writeFrom(b *strings.Builder, f FromItem) {
 		b.WriteString(") as " + FormatIdent(f.Alias))
 	case *Join:
 		writeFrom(b, f.Left)
-		b.WriteString(" join ")
+		if f.Outer {
+			b.WriteString(" left join ")
+		} else {
+			b.WriteString(" join ")
+		}
 		writeFrom(b, f.Right)
 		b.WriteString(" on ")
 		writeExpr(b, f.On)

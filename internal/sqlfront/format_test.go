@@ -42,6 +42,8 @@ var roundTripExprs = []string{
 	"null is null",
 	"x in (select distinct t.*, s.a as b from t, (select 1 as a from u) as s where t.a = s.a)",
 	"((a))",
+	"exists (select 1 from u left join v on u.a = v.a join w on w.b = u.b)",
+	"exists (select 1 from u left outer join (select a from v) as s on u.a = s.a)",
 }
 
 func TestFormatRoundTrip(t *testing.T) {

@@ -191,13 +191,17 @@ where pod.node_name is not null and (pod.phase = 'Pending' or pod.phase = 'Runni
 -- computed by the database, are all the placement model reads of them.
 create view node_free as
 select node.name as node_name,
-  node.cpu_allocatable - coalesce((select sum(b.cpu_request) from bound_pod b where b.node_name = node.name), 0) as cpu_free,
-  node.memory_allocatable - coalesce((select sum(b.memory_request) from bound_pod b where b.node_name = node.name), 0) as memory_free,
-  node.storage_allocatable - coalesce((select sum(b.storage_request) from bound_pod b where b.node_name = node.name), 0) as storage_free,
-  node.pods_allocatable - (select count(*) from bound_pod b where b.node_name = node.name) as pods_free,
-  node.cpu_allocatable - coalesce((select sum(b.cpu_limit) from bound_pod b where b.node_name = node.name), 0) as cpu_limit_free,
-  node.memory_allocatable - coalesce((select sum(b.memory_limit) from bound_pod b where b.node_name = node.name), 0) as memory_limit_free
-from node;
+  node.cpu_allocatable - coalesce(u.cpu, 0) as cpu_free,
+  node.memory_allocatable - coalesce(u.memory, 0) as memory_free,
+  node.storage_allocatable - coalesce(u.storage, 0) as storage_free,
+  node.pods_allocatable - coalesce(u.pods, 0) as pods_free,
+  node.cpu_allocatable - coalesce(u.cpu_limit, 0) as cpu_limit_free,
+  node.memory_allocatable - coalesce(u.memory_limit, 0) as memory_limit_free
+from node left join
+  (select b.node_name, sum(b.cpu_request) as cpu, sum(b.memory_request) as memory,
+          sum(b.storage_request) as storage, count(*) as pods,
+          sum(b.cpu_limit) as cpu_limit, sum(b.memory_limit) as memory_limit
+   from bound_pod b group by b.node_name) u on u.node_name = node.name;
 
 -- The labels of the pods a model decides.
 create view batch_pod_label as
