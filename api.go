@@ -97,6 +97,14 @@ type SolveOptions struct {
 	ImprovementTimeout time.Duration
 	// NoExplain skips the explanation of an infeasible model.
 	NoExplain bool
+	// HintNulls makes a stored NULL in a nullable decision column a
+	// hint too ("leave it NULL"), as every other stored value is: the
+	// search starts from the stored configuration. By default a NULL is
+	// read as a row still to decide (a pending pod), and hinting it would
+	// make the first solution decide nothing; set HintNulls when the
+	// caller stored a configuration in which NULL is a choice (a pod
+	// evicted by a planned preemption).
+	HintNulls bool
 	// ExplainTimeout bounds the search for an explanation; 0 means 1s.
 	ExplainTimeout time.Duration
 }

@@ -34,7 +34,7 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	gr, gerr := ground.Ground(m.prog, snap, m.groundOptions(ground.Options{Vars: m.lastVars, Constraints: m.lastConstraints}))
+	gr, gerr := ground.Ground(m.prog, snap, m.groundOptions(ground.Options{Vars: m.lastVars, Constraints: m.lastConstraints, HintNulls: opts.HintNulls}))
 	st.Ground = time.Since(t0)
 	fetched, err := finish()
 	if err != nil {

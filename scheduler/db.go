@@ -451,8 +451,9 @@ func placeWeights(pods []*Pod) map[int64]int64 {
 }
 
 // loadModelPods replaces the rows a model decides: pods (pending) and
-// victims (bound pods the preemption model may evict).
-func loadModelPods(pods []*Pod, victims []*Pod) []stmt {
+// victims (bound pods the preemption model may evict), with the stored
+// node of each as hint says (see preemptionHint; nil: none).
+func loadModelPods(pods []*Pod, victims []*Pod, hint map[string]string) []stmt {
 	st := []stmt{{"delete from pending_pod", nil}, {"delete from batch_pod", nil}}
 	w := placeWeights(pods)
 	isVictim := map[string]bool{}
@@ -464,10 +465,17 @@ func loadModelPods(pods []*Pod, victims []*Pod) []stmt {
 		if isVictim[p.Name] {
 			bound = p.NodeName
 		}
+		// The stored node is the search's first guess (weave hints the
+		// decision columns with their stored values): the hint's, else a
+		// victim's own node.
+		guess := bound
+		if n, ok := hint[p.Name]; ok {
+			guess = n
+		}
 		st = append(st,
 			stmt{"insert into batch_pod values " + params(2), []any{p.Name, nullStr(bound)}},
 			stmt{"insert into pending_pod values " + params(15), []any{
-				p.Name, p.Namespace, nullStr(bound), nullStr(bound), nullStr(p.RequestedNode),
+				p.Name, p.Namespace, nullStr(guess), nullStr(bound), nullStr(p.RequestedNode),
 				p.CPU, p.Memory, p.Storage, p.CPULimit, p.MemoryLimit, p.Priority, p.Group,
 				nullStr(p.Service), nullInt(p.MaxPerNode), w[p.Priority]}})
 	}

@@ -28,7 +28,7 @@ func feasibleBySolver(t *testing.T, s *Scheduler, p Pod) []string {
 			t.Fatal(err)
 		}
 		s.mu.Lock()
-		placed, _, err := s.solve(context.Background(), s.placement, []*Pod{s.state.Pods[q.Name]}, nil, s.cfg.Timeout)
+		placed, _, err := s.solve(context.Background(), s.placement, []*Pod{s.state.Pods[q.Name]}, nil, nil, s.cfg.Timeout)
 		s.mu.Unlock()
 		if err != nil {
 			t.Fatal(err)

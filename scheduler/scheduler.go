@@ -409,7 +409,7 @@ func (s *Scheduler) placeSplit(ctx context.Context, q []*Pod, limit time.Duratio
 	if limit < minSplitSolve {
 		return map[string]string{}, nil
 	}
-	placed, _, err := s.solve(ctx, s.placement, q, nil, limit)
+	placed, _, err := s.solve(ctx, s.placement, q, nil, nil, limit)
 	if !errors.Is(err, ErrNoSolution) || len(q) == 1 {
 		if errors.Is(err, ErrNoSolution) {
 			return map[string]string{}, nil // one pod, no answer in time: unschedulable for now
@@ -478,7 +478,7 @@ func (s *Scheduler) Preempt(ctx context.Context) ([]Binding, []Eviction, []Unsch
 	}
 	victims = victimsOnCandidateNodes(s.state, victims, q)
 	sort.Slice(victims, func(i, j int) bool { return victims[i].Name < victims[j].Name })
-	placed, _, err := s.solve(ctx, s.preemption, q, victims, s.cfg.Timeout)
+	placed, _, err := s.solve(ctx, s.preemption, q, victims, preemptionHint(s.state, q, victims), s.cfg.Timeout)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -547,7 +547,7 @@ func (s *Scheduler) PreemptPods(ctx context.Context, names []string) ([]Binding,
 		return nil, nil, unsched(q, "no running pod of lower priority to evict"), nil
 	}
 	sort.Slice(victims, func(i, j int) bool { return victims[i].Name < victims[j].Name })
-	placed, _, err := s.solve(ctx, s.preemption, q, victims, s.cfg.Timeout)
+	placed, _, err := s.solve(ctx, s.preemption, q, victims, preemptionHint(s.state, q, victims), s.cfg.Timeout)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -622,17 +622,19 @@ func (s *Scheduler) PreemptPods(ctx context.Context, names []string) ([]Binding,
 }
 
 // solve loads the model's pods, solves and returns the node of each (""
-// for none), after the independent check.
-func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*Pod, timeout time.Duration) (map[string]string, *weave.Result, error) {
+// for none), after the independent check. hint, if not nil, is a first
+// guess of each pod's node ("" for none) that the search starts from.
+func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*Pod, hint map[string]string, timeout time.Duration) (map[string]string, *weave.Result, error) {
 	all := append(append([]*Pod(nil), pods...), victims...)
-	if err := s.exec(ctx, loadModelPods(all, victims)); err != nil {
+	if err := s.exec(ctx, loadModelPods(all, victims, hint)); err != nil {
 		return nil, nil, err
 	}
 	improvement := s.cfg.ImprovementTimeout
 	if m == s.preemption {
 		improvement = s.cfg.PreemptionImprovementTimeout
 	}
-	res, err := m.Solve(ctx, weave.SolveOptions{Timeout: timeout, ImprovementTimeout: improvement, Verify: s.cfg.Verify, Seed: s.cfg.Seed, Workers: s.cfg.Workers, NoExplain: true, Backend: s.cfg.Backend})
+	res, err := m.Solve(ctx, weave.SolveOptions{Timeout: timeout, ImprovementTimeout: improvement, Verify: s.cfg.Verify, Seed: s.cfg.Seed, Workers: s.cfg.Workers, NoExplain: true, Backend: s.cfg.Backend,
+		HintNulls: hint != nil})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -471,6 +471,14 @@ func (u nodeUse) holds(n *Node, p *Pod) bool {
 	return u.cpu+p.CPU <= n.CPU && u.mem+p.Memory <= n.Memory && u.sto+p.Storage <= n.Storage && u.pods+1 <= n.Pods
 }
 
+// add adds p's requests to u (sign 1) or takes them away (sign -1).
+func (u *nodeUse) add(p *Pod, sign int64) {
+	u.cpu += sign * p.CPU
+	u.mem += sign * p.Memory
+	u.sto += sign * p.Storage
+	u.pods += sign
+}
+
 // usage sums the requests of the live bound pods per node, leaving out
 // those skip names (nil: none).
 func (s *State) usage(skip func(*Pod) bool) map[string]nodeUse {
@@ -480,7 +488,7 @@ func (s *State) usage(skip func(*Pod) bool) map[string]nodeUse {
 			continue
 		}
 		u := used[q.NodeName]
-		u.cpu, u.mem, u.sto, u.pods = u.cpu+q.CPU, u.mem+q.Memory, u.sto+q.Storage, u.pods+1
+		u.add(q, 1)
 		used[q.NodeName] = u
 	}
 	return used
@@ -496,7 +504,7 @@ func (s *State) roomOn(p *Pod, node string) bool {
 	var u nodeUse
 	for _, q := range s.Pods {
 		if q.NodeName == node && live(q) && q.Name != p.Name {
-			u.cpu, u.mem, u.sto, u.pods = u.cpu+q.CPU, u.mem+q.Memory, u.sto+q.Storage, u.pods+1
+			u.add(q, 1)
 		}
 	}
 	return u.holds(n, p)

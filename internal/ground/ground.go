@@ -46,6 +46,10 @@ type Options struct {
 	// Vars and Constraints are the expected size of the model (the last
 	// one of the same program, typically): room reserved up front.
 	Vars, Constraints int
+	// HintNulls hints a stored NULL of a nullable decision column too
+	// (the variable's NULL code); by default only non-NULL stored values
+	// are hints.
+	HintNulls bool
 	// SmallSets uses the forms meant for many terms or values (a weight
 	// table, a reified membership) from one on, so that tests on tiny
 	// instances reach them.
@@ -337,11 +341,14 @@ func (g *grounder) makeVariables() {
 				}
 				// The stored value is ignored as a fact but is a good
 				// first guess: warm-start the search from the current
-				// configuration. A stored NULL is no guess: the row is
-				// not decided yet (a pending pod), and hinting "leave it
-				// unassigned" would make the first solution place nothing.
+				// configuration. A stored NULL is no guess unless
+				// HintNulls says so: the row is not decided yet (a
+				// pending pod), and hinting "leave it unassigned" would
+				// make the first solution place nothing.
 				if h, ok := g.code(r.Rows[ri][ci]); ok && d.Contains(h) {
 					g.m.AddHint(x, h)
+				} else if r.Rows[ri][ci] == nil && c.Nullable && g.opts.HintNulls {
+					g.m.AddHint(x, null)
 				}
 			}
 		}
