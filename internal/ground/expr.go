@@ -249,10 +249,10 @@ func (g *grounder) compare(op string, l, r value) value {
 	if l.isNullConst() || r.isNullConst() {
 		return constVal(nil)
 	}
-	notNull := and(neg(l.null), neg(r.null))
 	if l.k == kConst && r.k == kConst {
 		return constVal(ir.CompareConst(op, l.c, r.c))
 	}
+	notNull := and(neg(l.null), neg(r.null))
 	var atom form
 	switch {
 	case l.k == kStr || r.k == kStr:
@@ -295,6 +295,13 @@ func (g *grounder) compare(op string, l, r value) value {
 	}
 	// NULL exactly when an operand is.
 	t, f := and(atom, notNull), and(neg(atom), notNull)
+	if e, ok := atom.(fEq); ok && !e.not {
+		if n, ok := notNull.(fEq); ok && n.not && n.x == e.x && n.v != e.v {
+			// "x = v and x is not NULL" is "x = v": a join on a nullable
+			// decision column, once per (row, value) pair.
+			t = atom
+		}
+	}
 	if isFalse(t) && isFalse(f) {
 		return constVal(nil)
 	}
