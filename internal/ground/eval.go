@@ -2,6 +2,7 @@ package ground
 
 import (
 	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/weavesql/weave/cp"
@@ -177,17 +178,36 @@ type corrKey struct {
 	rows [maxKeySources]*row
 }
 
+// corrDep is a source of an enclosing query that a correlated query reads:
+// up 1 is the query around it, 2 the one around that, and so on.
+type corrDep struct{ up, src int }
+
 // outerKey returns the key of a correlated query's result for the
-// enclosing tuple, or false when it is not correlated, reads queries
-// further out, or more than maxKeySources sources.
+// enclosing tuple, or false when it is not correlated or reads more than
+// maxKeySources sources. The sources may belong to any enclosing query:
+// "(select count(*) from pod q where q.node in (select ... where l.zone =
+// s.zone))" reads only s, two levels out, and is evaluated once per s, not
+// once per (s, q).
 func (g *grounder) outerKey(q *ir.Query, outer *tuple) (corrKey, bool) {
 	if !q.Correlated || outer == nil {
 		return corrKey{}, false
 	}
 	deps, ok := g.corrDeps[q]
 	if !ok {
-		deps = sourcesRead(&ir.Exists{Sub: q})
-		if len(deps) > maxKeySources {
+		seen := map[corrDep]bool{}
+		refsOf(&ir.Exists{Sub: q}, func(level, src int) {
+			seen[corrDep{up: level + 1, src: src}] = true
+		})
+		for d := range seen {
+			deps = append(deps, d)
+		}
+		sort.Slice(deps, func(i, j int) bool {
+			if deps[i].up != deps[j].up {
+				return deps[i].up < deps[j].up
+			}
+			return deps[i].src < deps[j].src
+		})
+		if len(deps) > maxKeySources || len(deps) == 0 {
 			deps = nil
 		}
 		g.corrDeps[q] = deps
@@ -197,10 +217,14 @@ func (g *grounder) outerKey(q *ir.Query, outer *tuple) (corrKey, bool) {
 	}
 	k := corrKey{q: q}
 	for i, d := range deps {
-		if d >= len(outer.rows) || outer.rows[d] == nil {
+		t := outer
+		for up := d.up; up > 1 && t != nil; up-- {
+			t = t.outer
+		}
+		if t == nil || d.src >= len(t.rows) || t.rows[d.src] == nil {
 			return corrKey{}, false
 		}
-		k.rows[i] = outer.rows[d]
+		k.rows[i] = t.rows[d.src]
 	}
 	return k, true
 }

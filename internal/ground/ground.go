@@ -111,7 +111,7 @@ type grounder struct {
 	// corr holds the results of correlated queries by the enclosing rows
 	// they read, corrDeps those sources per query (nil: not cached).
 	corr     map[corrKey]*rel
-	corrDeps map[*ir.Query][]int
+	corrDeps map[*ir.Query][]corrDep
 	// existsPlans analyses EXISTS subqueries tied to a decision by one
 	// equality (see exists_set.go); nil entries do not apply.
 	existsPlans map[*ir.Query]*existsSetPlan
@@ -147,7 +147,7 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		binLists:    map[*candidate]*binList{},
 		rowSeqs:     map[uint64][]*binList{},
 		corr:        map[corrKey]*rel{},
-		corrDeps:    map[*ir.Query][]int{},
+		corrDeps:    map[*ir.Query][]corrDep{},
 		existsPlans: map[*ir.Query]*existsSetPlan{},
 		opts:        opts,
 		rels:        map[*ir.Query]*rel{},

@@ -231,17 +231,36 @@ func memoKey(t *tuple, deps []int) ([2]*row, bool) {
 func sourcesRead(e ir.Expr) []int {
 	seen := map[int]bool{}
 	outer := false
+	refsOf(e, func(level, src int) {
+		if level == 0 {
+			seen[src] = true
+		} else {
+			outer = true
+		}
+	})
+	if outer {
+		return nil
+	}
+	out := make([]int, 0, len(seen))
+	for s := range seen {
+		out = append(out, s)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// refsOf calls fn for every column an expression reads (through its
+// subqueries too) of its own query (level 0) or of an enclosing one
+// (level 1 the query around it, and so on).
+func refsOf(e ir.Expr, fn func(level, src int)) {
 	var walk func(e ir.Expr, depth int)
 	var walkQ func(q *ir.Query, depth int)
 	walk = func(e ir.Expr, depth int) {
 		ir.Inspect(e, func(x ir.Expr) bool {
 			switch x := x.(type) {
 			case *ir.ColRef:
-				switch {
-				case x.Up == depth:
-					seen[x.Source] = true
-				case x.Up > depth:
-					outer = true
+				if x.Up >= depth {
+					fn(x.Up-depth, x.Source)
 				}
 			case *ir.In:
 				walk(x.X, depth)
@@ -286,13 +305,4 @@ func sourcesRead(e ir.Expr) []int {
 		}
 	}
 	walk(e, 0)
-	if outer {
-		return nil
-	}
-	out := make([]int, 0, len(seen))
-	for s := range seen {
-		out = append(out, s)
-	}
-	sort.Ints(out)
-	return out
 }
