@@ -197,6 +197,7 @@ func (s *State) Check(batch []*Pod) error {
 		}
 	}
 	sort.Slice(placed, func(i, j int) bool { return placed[i].Name < placed[j].Name })
+	ix := s.indexBound(bound)
 	var errs []string
 	fail := func(f string, a ...any) { errs = append(errs, fmt.Sprintf(f, a...)) }
 	touched := map[string]bool{}
@@ -210,19 +211,20 @@ func (s *State) Check(batch []*Pod) error {
 		if r := s.nodeOK(p, n, false); r != "" {
 			fail("%s on %s: %s", p.Name, n.Name, r)
 		}
-		if r := s.boundConflicts(p, n.Name, bound); r != "" {
+		if r := ix.conflicts(p, n.Name); r != "" {
 			fail("%s on %s: %s", p.Name, n.Name, r)
 		}
 	}
 	// H5 capacity and H6 ports on the nodes that receive pods.
+	placedOn := map[string][]*Pod{}
+	for _, p := range placed {
+		placedOn[p.NodeName] = append(placedOn[p.NodeName], p)
+	}
 	for name := range touched {
 		n := s.Nodes[name]
 		var cpu, mem, sto, cnt int64
 		ports := map[HostPort]int{}
-		for _, q := range append(append([]*Pod(nil), bound...), placed...) {
-			if q.NodeName != name {
-				continue
-			}
+		for _, q := range append(append([]*Pod(nil), ix.inDomain(nodeItself, name)...), placedOn[name]...) {
 			cpu, mem, sto, cnt = cpu+q.CPU, mem+q.Memory, sto+q.Storage, cnt+1
 			for _, hp := range q.HostPorts {
 				ports[hp]++
@@ -253,12 +255,10 @@ func (s *State) Check(batch []*Pod) error {
 			if t.Anti || !t.Required {
 				continue
 			}
-			okBound, anyBound := false, false
-			for _, q := range bound {
-				if selects(t, p.Namespace, q) {
-					anyBound = true
-					okBound = okBound || s.sameDomain(p.NodeName, q.NodeName, t.TopologyKey)
-				}
+			sel := ix.selected(t, p.Namespace)
+			anyBound, okBound := len(sel) > 0, false
+			for _, q := range sel {
+				okBound = okBound || s.sameDomain(p.NodeName, q.NodeName, t.TopologyKey)
 			}
 			okBatch := false
 			if t.TopologyKey == LabelHostname {
@@ -325,23 +325,124 @@ func hasTerm(p *Pod, t PodAffinityTerm) bool {
 	return false
 }
 
-// boundConflicts checks a pod on a node against the bound pods: H6 ports
-// are counted per node by Check; here H14 anti-affinity both ways, H15
-// against bound pods of the service.
-func (s *State) boundConflicts(p *Pod, node string, bound []*Pod) string {
+// boundIndex finds, for Check, the bound pods that matter to a pod on a
+// node: those of a topology domain, those a term selects, those with
+// anti-affinity terms, those of a service. Check looped over every bound
+// pod for each pod of the batch (240,000 iterations per 100-pod batch on
+// a cluster of 2,400 pods: a tenth of the scheduling loop).
+type boundIndex struct {
+	s     *State
+	bound []*Pod
+	// antiOf maps a selector (namespace, label key, value) to the bound
+	// pods whose required anti-affinity terms select it, with the term's
+	// topology key.
+	antiOf    map[selectorKey][]antiTerm
+	byService map[string][]*Pod
+	// byDomain maps a topology key (nodeItself for the node) and a domain
+	// to the bound pods there, built per key when first asked for.
+	byDomain map[string]map[string][]*Pod
+	// bySelector caches the bound pods each term selector selects.
+	bySelector map[selectorKey][]*Pod
+}
+
+type selectorKey struct{ ns, key, value string }
+
+type antiTerm struct {
+	q           *Pod
+	topologyKey string
+}
+
+func (s *State) indexBound(bound []*Pod) *boundIndex {
+	ix := &boundIndex{s: s, bound: bound, antiOf: map[selectorKey][]antiTerm{}, byService: map[string][]*Pod{},
+		byDomain: map[string]map[string][]*Pod{}, bySelector: map[selectorKey][]*Pod{}}
 	for _, q := range bound {
-		for _, t := range p.Affinity {
-			if t.Anti && t.Required && selects(t, p.Namespace, q) && s.sameDomain(node, q.NodeName, t.TopologyKey) {
+		for _, t := range q.Affinity {
+			if t.Anti && t.Required {
+				k := selectorKey{q.Namespace, t.Key, t.Value}
+				ix.antiOf[k] = append(ix.antiOf[k], antiTerm{q, t.TopologyKey})
+			}
+		}
+		if q.Service != "" {
+			ix.byService[q.Service] = append(ix.byService[q.Service], q)
+		}
+	}
+	return ix
+}
+
+// nodeItself is the "topology key" of a node's own pods in boundIndex (no
+// label key contains a NUL).
+const nodeItself = "\x00node"
+
+// inDomain returns the bound pods in node's domain of a topology key (on
+// node itself for nodeItself); none when node lacks the key.
+func (ix *boundIndex) inDomain(key, node string) []*Pod {
+	m, ok := ix.byDomain[key]
+	if !ok {
+		m = map[string][]*Pod{}
+		for _, q := range ix.bound {
+			d, ok := q.NodeName, true
+			if key != nodeItself {
+				d, ok = ix.s.label(q.NodeName, key)
+			}
+			if ok {
+				m[d] = append(m[d], q)
+			}
+		}
+		ix.byDomain[key] = m
+	}
+	d, ok := node, true
+	if key != nodeItself {
+		d, ok = ix.s.label(node, key)
+	}
+	if !ok {
+		return nil
+	}
+	return m[d]
+}
+
+// selected returns the bound pods that a term of a pod in namespace ns
+// selects.
+func (ix *boundIndex) selected(t PodAffinityTerm, ns string) []*Pod {
+	k := selectorKey{ns, t.Key, t.Value}
+	sel, ok := ix.bySelector[k]
+	if !ok {
+		for _, q := range ix.bound {
+			if selects(t, ns, q) {
+				sel = append(sel, q)
+			}
+		}
+		ix.bySelector[k] = sel
+	}
+	return sel
+}
+
+// conflicts checks a pod on a node against the bound pods: H6 ports are
+// counted per node by Check; here H14 anti-affinity both ways, H15
+// against bound pods of the service.
+func (ix *boundIndex) conflicts(p *Pod, node string) string {
+	s := ix.s
+	for _, t := range p.Affinity {
+		if !t.Anti || !t.Required {
+			continue
+		}
+		for _, q := range ix.inDomain(t.TopologyKey, node) {
+			if selects(t, p.Namespace, q) {
 				return "H14 anti-affinity with bound pod " + q.Name
 			}
 		}
-		for _, t := range q.Affinity {
-			if t.Anti && t.Required && selects(t, q.Namespace, p) && s.sameDomain(node, q.NodeName, t.TopologyKey) {
-				return "H14 bound pod " + q.Name + " is anti-affine to it"
+	}
+	for _, k := range sortedKeys(p.Labels) {
+		for _, a := range ix.antiOf[selectorKey{p.Namespace, k, p.Labels[k]}] {
+			if s.sameDomain(node, a.q.NodeName, a.topologyKey) {
+				return "H14 bound pod " + a.q.Name + " is anti-affine to it"
 			}
 		}
-		if p.Service != "" && q.Service == p.Service && s.Nodes[q.NodeName] != nil && s.Nodes[q.NodeName].Zone != s.Nodes[node].Zone {
-			return "H15 service " + p.Service + " lives in another zone"
+	}
+	if p.Service != "" {
+		for _, q := range ix.byService[p.Service] {
+			if s.Nodes[q.NodeName] != nil && s.Nodes[q.NodeName].Zone != s.Nodes[node].Zone {
+				return "H15 service " + p.Service + " lives in another zone"
+			}
 		}
 	}
 	return ""
