@@ -100,7 +100,10 @@ func (b Backend) Solve(ctx context.Context, m *cp.Model, p cp.Params) (*cp.Respo
 	if err != nil {
 		return &cp.Response{Status: cp.ModelInvalid}, err
 	}
-	_, hasObj := m.Objective()
+	// A constant objective is emitted as "solve satisfy" (see emit): any
+	// solution is optimal, and minizinc prints no "==========" for it.
+	obj, hasObj := m.Objective()
+	hasObj = hasObj && len(obj.Expr.Vars) > 0
 	args := []string{"--solver", b.solver(), "--output-mode", "dzn"}
 	if hasObj {
 		args = append(args, "--intermediate-solutions")

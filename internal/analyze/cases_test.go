@@ -273,6 +273,17 @@ create table pod2 (d integer references node);`,
 			src: pod + `-- @hard_constraint
 create view v as select * from pod where node_name in (select name from node where ready);`,
 			domains: map[string][]string{"pod.node_name": {"in (subquery) in v"}}},
+		{name: "a hard \"is null or in (select ...)\" gives a nullable column a domain",
+			src: `create table node (name varchar(20) primary key, ready boolean not null);
+-- @variable_columns (node_name nullable)
+create table pod (name varchar(20) primary key, node_name varchar(20), cpu integer not null);
+-- @hard_constraint
+create view v as select * from pod where pod.node_name is null or pod.node_name in (select name from node where ready);`,
+			domains: map[string][]string{"pod.node_name": {"in (subquery) in v"}}},
+		{name: "\"is null or in\" gives no domain when another column is null",
+			src: pod + `-- @hard_constraint
+create view v as select * from pod where pod.name is null or pod.node_name in (select name from node where ready);`,
+			err: `2:23: pod: cannot infer the values variable column pod.node_name may take: declare a foreign key (node_name varchar references other_table(col)), or constrain it in a @hard_constraint view with "node_name in (select ...)" or by joining it with an input column`},
 		{name: "a hard in (list) gives a domain",
 			src: pod + `-- @hard_constraint
 create view v as select * from pod where cpu > 0 and node_name in ('a', 'b');`,

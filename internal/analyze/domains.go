@@ -156,6 +156,20 @@ func (a *analyzer) domainFrom(v *ir.View, q *ir.Query, e ir.Expr, check bool) {
 			c.Domain = append(c.Domain, &ir.DomainSource{Reason: "in (list)", View: v.Name, Pos: e.P, Values: vals})
 		}
 	case *ir.Binary:
+		if e.Op == "or" {
+			// "c is null or c in (...)" pins a nullable column to the
+			// values listed or NULL, which its domain holds anyway.
+			for _, pair := range [][2]ir.Expr{{e.L, e.R}, {e.R, e.L}} {
+				n, isNull := pair[0].(*ir.IsNull)
+				in, isIn := pair[1].(*ir.In)
+				if isNull && isIn && !n.Not && sameColumn(n.X, in.X) {
+					if c := target(in.X); c != nil && c.Nullable {
+						a.domainFrom(v, q, in, check)
+					}
+				}
+			}
+			return
+		}
 		if e.Op != "=" {
 			return
 		}
@@ -176,6 +190,14 @@ func (a *analyzer) domainFrom(v *ir.View, q *ir.Query, e ir.Expr, check bool) {
 			})
 		}
 	}
+}
+
+// sameColumn reports whether two expressions are the same column of the
+// same source.
+func sameColumn(a, b ir.Expr) bool {
+	x, ok1 := a.(*ir.ColRef)
+	y, ok2 := b.(*ir.ColRef)
+	return ok1 && ok2 && x.Up == y.Up && x.Source == y.Source && x.Col == y.Col
 }
 
 func tableColumns(t *ir.Table) []ir.SourceColumn {
