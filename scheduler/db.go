@@ -346,9 +346,9 @@ func deleteNode(name string) []stmt {
 
 func writeNode(n Node) []stmt {
 	st := deleteNode(n.Name)
-	st = append(st, stmt{"insert into node values " + params(12), []any{
+	st = append(st, stmt{"insert into node values " + params(13), []any{
 		n.Name, n.Zone, n.CPU, n.Memory, n.Storage, n.Pods, n.Unschedulable, !n.NotReady,
-		n.NetworkUnavailable, n.MemoryPressure, n.DiskPressure, n.PIDPressure}})
+		n.NetworkUnavailable, n.MemoryPressure, n.DiskPressure, n.PIDPressure, sampleKey(n.Name)}})
 	for _, k := range sortedKeys(n.Labels) {
 		st = append(st, stmt{"insert into node_label values " + params(3), []any{n.Name, k, n.Labels[k]}})
 	}

@@ -85,6 +85,14 @@ type Config struct {
 	// Backend solves the grounded models; nil means Weave's native engine
 	// (weave.SolveOptions.Backend), e.g. backend/minizinc to compare.
 	Backend weave.Backend
+	// NodeSample is the most nodes a placement batch considers: on a
+	// larger cluster each batch takes the nodes of the next arc of a ring
+	// of node-name hashes (sample.go), as kube-scheduler scores a share of
+	// the nodes (percentageOfNodesToScore). The pods the sample cannot
+	// take are solved again over every node before they are called
+	// unschedulable. 0 means 1,000; negative considers every node.
+	// Preemption plans consider every node.
+	NodeSample int
 }
 
 // Scheduler holds the cluster state (in memory and in the state database) and the two
@@ -113,6 +121,10 @@ type Scheduler struct {
 	lastStats weave.Stats
 	// prepared holds the parameterised writes prepared on db (SQLite).
 	prepared map[string]*sql.Stmt
+	// arc is the part of the ring of nodes the placement model may use
+	// (sample.go); sampleAt is where the next batch's arc starts.
+	arc      arc
+	sampleAt int64
 }
 
 // New compiles both models, creates the schema in the state database
@@ -140,6 +152,9 @@ func New(cfg Config) (*Scheduler, error) {
 	case cfg.PreemptionImprovementTimeout < 0:
 		cfg.PreemptionImprovementTimeout = 0
 	}
+	if cfg.NodeSample == 0 {
+		cfg.NodeSample = 1000
+	}
 	off, err := disabledSet(cfg.DisabledPolicies)
 	if err != nil {
 		return nil, err
@@ -154,7 +169,7 @@ func New(cfg Config) (*Scheduler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: preemption model: %w", err)
 	}
-	s := &Scheduler{cfg: cfg, off: off, placement: pl, preemption: pr, state: NewState(), wake: make(chan struct{}, 1)}
+	s := &Scheduler{cfg: cfg, off: off, placement: pl, preemption: pr, state: NewState(), wake: make(chan struct{}, 1), arc: wholeRing}
 	err = s.open(context.Background())
 	if err == nil {
 		err = pl.Connect(s.db)
@@ -379,9 +394,38 @@ func (s *Scheduler) ScheduleBatch(ctx context.Context) ([]Binding, []Unschedulab
 	if len(q) == 0 {
 		return nil, nil, nil
 	}
-	placed, err := s.placeSplit(ctx, q, s.cfg.Timeout, time.Now().Add(splitBudget*s.cfg.Timeout))
+	if sampleable(q) {
+		s.arc = s.nextArc()
+	}
+	defer func() { s.arc = wholeRing }()
+	deadline := time.Now().Add(splitBudget * s.cfg.Timeout)
+	placed, err := s.placeSplit(ctx, q, s.cfg.Timeout, deadline)
 	if err != nil {
 		return nil, nil, err
+	}
+	if !s.arc.whole() {
+		// The pods the sample could not take are solved again over every
+		// node, those it placed assumed bound.
+		var rest []*Pod
+		for _, p := range q {
+			if placed[p.Name] == "" {
+				rest = append(rest, p)
+			}
+		}
+		if len(rest) > 0 {
+			s.arc = wholeRing
+			more, err := s.assuming(ctx, q, placed, func() (map[string]string, error) {
+				return s.placeSplit(ctx, rest, s.cfg.Timeout, deadline)
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+			for name, node := range more {
+				if node != "" {
+					placed[name] = node
+				}
+			}
+		}
 	}
 	return s.apply(ctx, q, placed, nil)
 }
@@ -422,29 +466,10 @@ func (s *Scheduler) placeSplit(ctx context.Context, q []*Pod, limit time.Duratio
 	if err != nil {
 		return nil, err
 	}
-	saved := map[string]string{}
-	for _, p := range q[:h] {
-		saved[p.Name] = s.state.Pods[p.Name].NodeName
-		s.state.Pods[p.Name].NodeName = first[p.Name]
-	}
-	// The second half sees the first as bound, in the database too.
-	var st, undo []stmt
-	for _, p := range q[:h] {
-		if n := first[p.Name]; n != "" {
-			st = append(st, setPodNode(p.Name, n))
-			undo = append(undo, setPodNode(p.Name, ""))
-		}
-	}
-	if err := s.exec(ctx, st); err != nil {
-		return nil, err
-	}
-	second, err := s.placeSplit(ctx, q[h:], share(q[h:]), deadline)
-	for _, p := range q[:h] {
-		s.state.Pods[p.Name].NodeName = saved[p.Name]
-	}
-	if uerr := s.exec(ctx, undo); err == nil {
-		err = uerr
-	}
+	// The second half sees the first as bound.
+	second, err := s.assuming(ctx, q[:h], first, func() (map[string]string, error) {
+		return s.placeSplit(ctx, q[h:], share(q[h:]), deadline)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -452,6 +477,37 @@ func (s *Scheduler) placeSplit(ctx context.Context, q []*Pod, limit time.Duratio
 		first[k] = v
 	}
 	return first, nil
+}
+
+// assuming runs solve with the pods that placed gives a node assumed bound
+// there, in the state and in the database, and undoes that afterwards.
+func (s *Scheduler) assuming(ctx context.Context, pods []*Pod, placed map[string]string, solve func() (map[string]string, error)) (map[string]string, error) {
+	saved := map[string]string{}
+	var st, undo []stmt
+	for _, p := range pods {
+		if n := placed[p.Name]; n != "" {
+			saved[p.Name] = s.state.Pods[p.Name].NodeName
+			s.state.Pods[p.Name].NodeName = n
+			st = append(st, setPodNode(p.Name, n))
+			undo = append(undo, setPodNode(p.Name, ""))
+		}
+	}
+	out, err := func() (map[string]string, error) {
+		if err := s.exec(ctx, st); err != nil {
+			return nil, err
+		}
+		return solve()
+	}()
+	for name, n := range saved {
+		s.state.Pods[name].NodeName = n
+	}
+	if uerr := s.exec(ctx, undo); err == nil {
+		err = uerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Preempt runs the preemption model for the pending pods of the queue (up
@@ -626,7 +682,11 @@ func (s *Scheduler) PreemptPods(ctx context.Context, names []string) ([]Binding,
 // guess of each pod's node ("" for none) that the search starts from.
 func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*Pod, hint map[string]string, timeout time.Duration) (map[string]string, *weave.Result, error) {
 	all := append(append([]*Pod(nil), pods...), victims...)
-	if err := s.exec(ctx, loadModelPods(all, victims, hint)); err != nil {
+	a := wholeRing
+	if m == s.placement {
+		a = s.arc
+	}
+	if err := s.exec(ctx, append(loadModelPods(all, victims, hint), a.write()...)); err != nil {
 		return nil, nil, err
 	}
 	improvement := s.cfg.ImprovementTimeout

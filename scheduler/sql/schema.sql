@@ -15,7 +15,18 @@ create table node (
   network_unavailable boolean not null,
   memory_pressure boolean not null,
   disk_pressure boolean not null,
-  pid_pressure boolean not null
+  pid_pressure boolean not null,
+  sample_key integer not null              -- the node's place on the ring node_sample cuts (a hash of its name)
+);
+
+-- The arc [lo, hi) of the ring of sample keys (0 to 1,048,575) whose
+-- nodes a solve may place pods on; past the ring's end when lo > hi. One
+-- row. A placement batch on a large cluster considers the nodes of one arc
+-- (Config.NodeSample), as kube-scheduler scores a share of the nodes
+-- (percentageOfNodesToScore); otherwise the arc is the whole ring.
+create table node_sample (
+  lo integer not null,
+  hi integer not null
 );
 
 -- Every label of a node; kubernetes.io/hostname is always present, so a
@@ -178,6 +189,17 @@ create table pending_pod (
   max_per_node integer,
   place_weight bigint not null             -- reward for placing it (priority-ranked)
 );
+
+-- Pods are placed on the sampled nodes (or none). A hard constraint of the
+-- form "x is null or x in (select ...)": weave makes it the domain of the
+-- pod's node, so a model of a sampled batch has the sample's size.
+-- @hard_constraint
+create view node_sample_only as
+select * from pending_pod
+where pending_pod.node_name is null
+   or pending_pod.node_name in (select n.name from node n, node_sample s
+                                where (n.sample_key >= s.lo and n.sample_key < s.hi)
+                                   or (s.lo > s.hi and (n.sample_key >= s.lo or n.sample_key < s.hi)));
 
 -- Pods holding resources on a node that the model does not decide.
 create view bound_pod as

@@ -33,6 +33,10 @@ type Config struct {
 	// PreemptionImprovementTimeout is the same for preemption plans
 	// (scheduler.Config.PreemptionImprovementTimeout; 0: 50ms).
 	PreemptionImprovementTimeout time.Duration `json:"preemptionImprovementTimeout,omitempty"`
+	// NodeSample is the most nodes a placement batch considers on a larger
+	// cluster (scheduler.Config.NodeSample; 0: 1,000; negative: every
+	// node).
+	NodeSample int `json:"nodeSample,omitempty"`
 	// BindWorkers is how many bindings run in parallel.
 	BindWorkers int `json:"bindWorkers,omitempty"`
 	// InitialBackoff and MaxBackoff bound the retry delay of pods that could not be placed.
@@ -115,6 +119,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.DurationVar(&c.SolverTimeout, "solver-timeout", cfg.SolverTimeout, "time limit of each solve")
 	fs.DurationVar(&c.SolverImprovementTimeout, "solver-improvement-timeout", cfg.SolverImprovementTimeout, "end a solve once the placement has not improved for this long (0: 5ms; negative: run to --solver-timeout)")
 	fs.DurationVar(&c.PreemptionImprovementTimeout, "preemption-improvement-timeout", cfg.PreemptionImprovementTimeout, "end a preemption plan's solve once it has not improved for this long (0: 50ms; negative: run to --solver-timeout)")
+	fs.IntVar(&c.NodeSample, "node-sample", cfg.NodeSample, "most nodes a placement batch considers on a larger cluster (0: 1000; negative: every node)")
 	fs.IntVar(&c.BindWorkers, "bind-workers", cfg.BindWorkers, "parallel bindings")
 	fs.DurationVar(&c.InitialBackoff, "initial-backoff", cfg.InitialBackoff, "first retry delay of an unschedulable pod")
 	fs.DurationVar(&c.MaxBackoff, "max-backoff", cfg.MaxBackoff, "longest retry delay")
@@ -168,6 +173,8 @@ func ParseFlags(args []string) (Config, error) {
 			cfg.SolverImprovementTimeout = c.SolverImprovementTimeout
 		case "preemption-improvement-timeout":
 			cfg.PreemptionImprovementTimeout = c.PreemptionImprovementTimeout
+		case "node-sample":
+			cfg.NodeSample = c.NodeSample
 		case "bind-workers":
 			cfg.BindWorkers = c.BindWorkers
 		case "initial-backoff":

@@ -70,6 +70,9 @@ func TestParseFlagsSolverImprovementTimeout(t *testing.T) {
 	if cfg, err = ParseFlags([]string{"--preemption-improvement-timeout", "200ms"}); err != nil || cfg.PreemptionImprovementTimeout != 200*time.Millisecond {
 		t.Fatalf("preemption flag: %v %v", cfg.PreemptionImprovementTimeout, err)
 	}
+	if cfg, err = ParseFlags([]string{"--config", f, "--node-sample", "-1"}); err != nil || cfg.NodeSample != -1 || cfg.SolverImprovementTimeout != 50*time.Millisecond {
+		t.Fatalf("node sample flag: %v %v", cfg.NodeSample, err)
+	}
 	if cfg, err = ParseFlags(nil); err != nil || cfg.SolverImprovementTimeout != 0 {
 		t.Fatalf("default: %v %v (0 leaves the scheduler's default)", cfg.SolverImprovementTimeout, err)
 	}

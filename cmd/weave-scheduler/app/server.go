@@ -127,6 +127,7 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 
 		ImprovementTimeout:           cfg.SolverImprovementTimeout,
 		PreemptionImprovementTimeout: cfg.PreemptionImprovementTimeout,
+		NodeSample:                   cfg.NodeSample,
 		Verify:                       cfg.Verify,
 
 		DisabledPolicies: cfg.DisabledPolicies,

@@ -1,0 +1,119 @@
+package scheduler
+
+import (
+	"fmt"
+	"testing"
+)
+
+// sampledCluster has 40 nodes and a scheduler that samples 10 per batch.
+func sampledCluster(t *testing.T) (*Scheduler, []string) {
+	s := newTest(t, Config{NodeSample: 10, BatchSize: 4})
+	var names []string
+	for i := 0; i < 40; i++ {
+		name := fmt.Sprintf("n%02d", i)
+		names = append(names, name)
+		addNodes(t, s, Node{Name: name, CPU: 4000, Memory: 8000, Labels: map[string]string{"pool": fmt.Sprint(i % 4)}})
+	}
+	return s, names
+}
+
+// Each batch's pods go to the nodes of one arc of the ring, and the next
+// batch takes the next arc: four batches cover the ring's four quarters.
+func TestNodeSampleGoesRoundTheCluster(t *testing.T) {
+	s, _ := sampledCluster(t)
+	quarters := map[int64]bool{}
+	for b := 0; b < 4; b++ {
+		for i := 0; i < 4; i++ {
+			addPods(t, s, Pod{Name: fmt.Sprintf("b%d-p%d", b, i), CPU: 100, Memory: 100})
+		}
+		placed, us := schedule(t, s)
+		if len(placed) != 4 || len(us) != 0 {
+			t.Fatalf("batch %d: placed %v, unschedulable %v", b, placed, us)
+		}
+		lo, hi := int64(b)*sampleRing/4, int64(b+1)*sampleRing/4
+		for p, n := range placed {
+			if k := sampleKey(n); k < lo || k >= hi {
+				t.Errorf("batch %d: %s on %s (key %d), outside the arc [%d, %d)", b, p, n, k, lo, hi)
+			}
+		}
+		quarters[lo] = true
+	}
+	if len(quarters) != 4 {
+		t.Errorf("arcs %v", quarters)
+	}
+}
+
+// A pod that no node of the batch's arc can take is solved again over
+// every node: it is placed, not called unschedulable; a pod no node takes
+// is unschedulable after both solves.
+func TestNodeSampleFallsBackToEveryNode(t *testing.T) {
+	s, names := sampledCluster(t)
+	// The first batch's arc is the ring's first quarter: pin a pod to a
+	// node outside it.
+	target := ""
+	for _, n := range names {
+		if sampleKey(n) >= sampleRing/4 {
+			target = n
+			break
+		}
+	}
+	addNodes(t, s, Node{Name: target, CPU: 4000, Memory: 8000, Labels: map[string]string{"pool": "only-here"}})
+	addPods(t, s,
+		Pod{Name: "free", CPU: 100, Memory: 100},
+		Pod{Name: "pinned", CPU: 100, Memory: 100, NodeSelector: map[string]string{"pool": "only-here"}},
+		Pod{Name: "nowhere", CPU: 100, Memory: 100, NodeSelector: map[string]string{"pool": "absent"}})
+	placed, us := schedule(t, s)
+	if placed["pinned"] != target || placed["free"] == "" || len(us) != 1 || us[0].Pod != "nowhere" {
+		t.Fatalf("placed %v, unschedulable %v; want pinned on %s, free placed, nowhere unschedulable", placed, us, target)
+	}
+	if k := sampleKey(placed["free"]); k >= sampleRing/4 {
+		t.Errorf("free went to %s (key %d), outside the batch's arc", placed["free"], k)
+	}
+}
+
+// Without sampling (or on a cluster no larger than the sample) every node
+// is considered: the model of a 4-pod batch has a variable domain of all
+// 40 nodes, four times the sampled one.
+func TestNodeSampleShrinksTheModel(t *testing.T) {
+	vars := map[int]int{}
+	for _, sample := range []int{10, -1} {
+		s := newTest(t, Config{NodeSample: sample, BatchSize: 4})
+		for i := 0; i < 40; i++ {
+			addNodes(t, s, Node{Name: fmt.Sprintf("n%02d", i), CPU: 4000, Memory: 8000})
+		}
+		for i := 0; i < 4; i++ {
+			addPods(t, s, Pod{Name: fmt.Sprintf("p%d", i), CPU: 100, Memory: 100})
+		}
+		if placed, _ := schedule(t, s); len(placed) != 4 {
+			t.Fatalf("sample %d: placed %v", sample, placed)
+		}
+		vars[sample] = s.LastStats().Variables
+	}
+	if vars[10]*2 > vars[-1] {
+		t.Errorf("variables: %d sampling 10 of 40 nodes, %d with every node", vars[10], vars[-1])
+	}
+}
+
+// A batch is sampled unless a pod needs particular nodes: one it names, or
+// one next to given pods (required affinity); anti-affinity and node
+// selectors leave most nodes possible.
+func TestSampleable(t *testing.T) {
+	aff := PodAffinityTerm{Required: true, Key: "app", Value: "cache", TopologyKey: LabelHostname}
+	anti := PodAffinityTerm{Anti: true, Required: true, Key: "app", Value: "web", TopologyKey: LabelHostname}
+	preferred := PodAffinityTerm{Key: "app", Value: "cache", TopologyKey: LabelHostname}
+	for _, c := range []struct {
+		pod  Pod
+		want bool
+	}{
+		{Pod{Name: "plain"}, true},
+		{Pod{Name: "anti", Affinity: []PodAffinityTerm{anti}}, true},
+		{Pod{Name: "preferred", Affinity: []PodAffinityTerm{preferred}}, true},
+		{Pod{Name: "selector", NodeSelector: map[string]string{"pool": "a"}}, true},
+		{Pod{Name: "affine", Affinity: []PodAffinityTerm{anti, aff}}, false},
+		{Pod{Name: "named", RequestedNode: "n1"}, false},
+	} {
+		if got := sampleable([]*Pod{{Name: "plain"}, &c.pod}); got != c.want {
+			t.Errorf("%s: sampleable %v, want %v", c.pod.Name, got, c.want)
+		}
+	}
+}
