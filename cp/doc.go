@@ -14,7 +14,11 @@
 // that keeps the most capacity on the objective-related resources (worst
 // fit; best fit while no solution is known or on alternate restarts).
 // The bin-packing propagator is incremental (thousands of bins are
-// cheap). Presolve folds unary constraints into domains and derives
+// cheap). When placing an item in a bin is refuted, the item also
+// loses every bin interchangeable with it at that node (same capacity
+// and side constraints in the model, same load bounds, and every other
+// item's domain holding both or neither): identical empty bins are
+// tried once, not once each (binsym.go). Presolve folds unary constraints into domains and derives
 // implied all_different constraints over items that pairwise cannot
 // share a bin, again under the objective bound whenever the incumbent
 // improves, which proves tight packings infeasible or optimal. Before
