@@ -14,7 +14,11 @@
 // that keeps the most capacity on the objective-related resources (worst
 // fit; best fit while no solution is known or on alternate restarts).
 // The bin-packing propagator is incremental (thousands of bins are
-// cheap). Presolve folds unary constraints into domains and derives
+// cheap). When placing an item in a bin is refuted, the item also
+// loses every bin interchangeable with it at that node (same capacity
+// and side constraints in the model, same load bounds, and every other
+// item's domain holding both or neither): identical empty bins are
+// tried once, not once each (binsym.go). Presolve folds unary constraints into domains and derives
 // implied all_different constraints over items that pairwise cannot
 // share a bin, again under the objective bound whenever the incumbent
 // improves, which proves tight packings infeasible or optimal. Before
@@ -23,7 +27,9 @@
 // pairwise cannot share a bin under the capacities it leaves (or that the
 // model separates with x != y) outnumber the bins; Response.Bound reports
 // the result (e.g. 10-13 on the 100x50 max-min benchmark, whose area
-// bound is 24-28). The probe is skipped under StopAfterFirstSolution and
+// bound is 24-28; seed 2's optimum is 5, reached in milliseconds, and
+// only a bound as strong as the set-partitioning LP relaxation, 50.2
+// bins at spare 6, proves it). The probe is skipped under StopAfterFirstSolution and
 // otherwise limited to a tenth of the remaining time and to
 // ImprovementTimeout. LNS
 // relaxes the bins at the bottleneck of the objective plus random ones;

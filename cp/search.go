@@ -171,6 +171,9 @@ func (s *solver) dfs(c *searchCtl, base int, conflictLimit int64) dfsResult {
 		s.backtrackTo(s.level() - 1)
 		s.flushPartial(c)
 		s.apply(d, true)
+		if !s.failed && !s.refuteSymmetric(d) {
+			s.failed = true
+		}
 		if conflictLimit > 0 && c.conflicts-startConf >= conflictLimit {
 			if s.propagate() || s.level() > base {
 				return dfsLimit

@@ -88,6 +88,9 @@ type solver struct {
 	cliques map[string]bool // implied cliques already posted
 	// conflictPairs are the variable pairs the model requires to differ.
 	conflictPairs map[[2]int32]bool
+	// sym breaks the symmetry of interchangeable bins (binsym.go), or nil.
+	sym     *binSym
+	symDone bool // sym is set up (lazily, at the first refutation)
 	// Encoding literals nothing uses: not propagated, derived from their
 	// variable in every solution.
 	derived   []derivedLit
