@@ -316,7 +316,7 @@ func latencyReport(r *Runner, s *Section, runs []*placedRun) error {
 		bvals = append(bvals, v)
 		brows = append(brows, row)
 	}
-	s.Tables = append(s.Tables, "Mean time per batch by phase (ms); bind is the mean Binding request per pod (16 in parallel):\n\n"+
+	s.Tables = append(s.Tables, fmt.Sprintf("Mean time per batch by phase (ms); bind is the mean Binding request per pod (%d in parallel):\n\n", weaveConfig(100).BindWorkers)+
 		table([]string{"scheduler", "fetch", "ground", "solve", "extract", "verify", "bind (per pod)"}, brows))
 	if len(bgroups) > 0 {
 		return r.stackedFigure(s, "latency_breakdown", "Mean batch time by phase", "ms per batch", bgroups, phases, bvals)
