@@ -57,6 +57,7 @@ func run(args []string) error {
 	workloads := fs.String("workloads", "", "scale: comma-separated scheduler_perf workloads to run (e.g. PreemptionBasic or Preempt; default all)")
 	schedulers := fs.String("schedulers", "", "preemption, scale: run only these schedulers (kube, weave; default both)")
 	nodes := fs.String("nodes", "", "scale: comma-separated node counts (default by mode: 500,5000; quick 500; tiny 50)")
+	batchWait := fs.Duration("batch-wait", 0, "weave-scheduler's batch wait (default its own, 200ms)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -109,7 +110,7 @@ func run(args []string) error {
 		Out: *out, Quick: *quick, Tiny: *tiny,
 		Progress: progress, ServerLog: logFile,
 		Command:   "weave-bench " + strings.Join(args, " "),
-		Workloads: wl, Nodes: ns, Schedulers: split(*schedulers),
+		Workloads: wl, Nodes: ns, Schedulers: split(*schedulers), BatchWait: *batchWait,
 	})
 	if err != nil {
 		return err

@@ -38,6 +38,9 @@ type Config struct {
 	// Schedulers, when not empty, limits experiments 4 and 6 to these schedulers (kube, weave): for
 	// investigating one of them; the reports' comparisons need both.
 	Schedulers []string
+	// BatchWait, when not zero, replaces weave-scheduler's batch wait (200 ms): the batching
+	// rule's cost on workloads whose pods do not interact.
+	BatchWait time.Duration
 }
 
 // Experiment is one of the paper's experiments, or a group of them that share runs.

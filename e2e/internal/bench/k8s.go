@@ -183,9 +183,13 @@ func startKube(ctx context.Context, c *harness.Cluster) (*sched, error) {
 }
 
 // weaveConfig is weave-scheduler's configuration in the benchmarks: the defaults (b = 100, 200 ms batch
-// wait, 2 s solver timeout) without leader election or HTTP server; batch sets b.
-func weaveConfig(batch int) app.Config {
+// wait, 2 s solver timeout) without leader election or HTTP server; batch sets b, and Config.BatchWait
+// the batch wait.
+func (r *Runner) weaveConfig(batch int) app.Config {
 	cfg := app.DefaultConfig()
+	if r.cfg.BatchWait != 0 {
+		cfg.BatchWait = r.cfg.BatchWait
+	}
 	cfg.LeaderElect = false
 	cfg.BindAddress = ""
 	cfg.Identity = "weave-bench"

@@ -45,8 +45,8 @@ func runPlaced(ctx context.Context, r *Runner) error {
 	s1.Setup = fmt.Sprintf("%d nodes (64 CPU, 256 GiB, 110 pods each), %d apps × (%d redis + %d nginx) = %d pods with no requests; "+
 		"redis pods anti-affine to each other, nginx pods anti-affine to each other and affine to their app's redis (required, hostname). "+
 		"The scheduler runs first; then the pods are created in the workload's order, 16 requests in flight, as fast as the API server takes them. "+
-		"t = 0 is the first Create; a pod counts as placed when a watch sees it bound. weave-scheduler: batch wait 200 ms, solver timeout 2 s.",
-		nodes, apps, per, per, total)
+		"t = 0 is the first Create; a pod counts as placed when a watch sees it bound. weave-scheduler: batch wait %v, solver timeout 2 s.",
+		nodes, apps, per, per, total, r.weaveConfig(100).BatchWait)
 	s2.Paper = "Per-pod latency (batch solving time / batch size) with b = 100: 50% under 40 ms, 95% under 180 ms (75% under 60 ms, 95% under 175 ms with enough batching); " +
 		"b = 10: p75 145 ms. kube-scheduler p95 20 ms. The MiniZinc → FlatZinc step accounted for up to 90% of it."
 	s2.Setup = "The runs of experiment 1. Weave's phases per batch come from weave-scheduler's Prometheus histograms, read in its AfterSolve hook " +
@@ -84,7 +84,7 @@ func runPlaced(ctx context.Context, r *Runner) error {
 		if b == 0 {
 			sch, err = startKube(ctx, c)
 		} else {
-			sch, err = startWeave(ctx, c, weaveConfig(b), r.log)
+			sch, err = startWeave(ctx, c, r.weaveConfig(b), r.log)
 		}
 		if err != nil {
 			return err
@@ -316,7 +316,7 @@ func latencyReport(r *Runner, s *Section, runs []*placedRun) error {
 		bvals = append(bvals, v)
 		brows = append(brows, row)
 	}
-	s.Tables = append(s.Tables, fmt.Sprintf("Mean time per batch by phase (ms); bind is the mean Binding request per pod (%d in parallel):\n\n", weaveConfig(100).BindWorkers)+
+	s.Tables = append(s.Tables, fmt.Sprintf("Mean time per batch by phase (ms); bind is the mean Binding request per pod (%d in parallel):\n\n", r.weaveConfig(100).BindWorkers)+
 		table([]string{"scheduler", "fetch", "ground", "solve", "extract", "verify", "bind (per pod)"}, brows))
 	if len(bgroups) > 0 {
 		return r.stackedFigure(s, "latency_breakdown", "Mean batch time by phase", "ms per batch", bgroups, phases, bvals)

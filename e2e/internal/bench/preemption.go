@@ -67,7 +67,7 @@ func runPreemption(ctx context.Context, r *Runner) error {
 		var sch *sched
 		if name == weaveName {
 			schedName = weaveName
-			cfg := weaveConfig(100)
+			cfg := r.weaveConfig(100)
 			sch, err = startWeave(ctx, c, cfg, r.log)
 		} else {
 			sch, err = startKube(ctx, c)

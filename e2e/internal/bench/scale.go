@@ -119,8 +119,8 @@ func runScale(ctx context.Context, r *Runner) error {
 		"(pods of 100m / 500 MiB; anti-affinity on hostname; affinity on zone; node affinity to 2 of the 3 zones; spreading over zones with maxSkew 5; "+
 		"preemption: 900m low-priority pods fill the nodes, 3-CPU high-priority pods need 3 evictions each). Per workload and scheduler: "+
 		"the init pods are created and bound first (untimed), then the measured pods are created with the scheduler running, 16 requests in flight. "+
-		"Throughput = measured pods / (last bound − first Create); latency = Create → seen bound. weave-scheduler: b = 100, batch wait 200 ms. "+
-		"Differences from upstream: one namespace, a client-side watch instead of scheduler_perf's collectors, and the 5,000-node case runs SchedulingBasic only.", sizes)
+		"Throughput = measured pods / (last bound − first Create); latency = Create → seen bound. weave-scheduler: b = 100, batch wait %v. "+
+		"Differences from upstream: one namespace, a client-side watch instead of scheduler_perf's collectors, and the 5,000-node case runs SchedulingBasic only.", sizes, r.weaveConfig(100).BatchWait)
 	var results []scaleResult
 	for _, nodes := range sizes {
 		c, stop, err := r.cluster(ctx)
@@ -225,7 +225,7 @@ func runScaleOne(ctx context.Context, r *Runner, c *harness.Cluster, nodes int, 
 	if name == kubeName {
 		sch, err = startKube(ctx, c)
 	} else {
-		sch, err = startWeave(ctx, c, weaveConfig(100), r.log)
+		sch, err = startWeave(ctx, c, r.weaveConfig(100), r.log)
 	}
 	if err != nil {
 		res.err = err
