@@ -5,7 +5,9 @@
 // objective) and an in-process engine
 // (propagation with a trail, dom/wdeg search with Luby restarts and
 // last-conflict reasoning, branch-and-bound, solution-guided value choice
-// and large-neighbourhood search).
+// and large-neighbourhood search; a small search, at most 2^32
+// combinations of the decision variables, is searched completely, with
+// doubling restarts and no LNS, so that it is proven).
 //
 // Search branches first on the decision variables: those given to
 // AddDecisionStrategy, or else the inferred ones (bin-packing items,
