@@ -224,10 +224,12 @@ func (s *State) Check(batch []*Pod) error {
 		n := s.Nodes[name]
 		var cpu, mem, sto, cnt int64
 		ports := map[HostPort]int{}
-		for _, q := range append(append([]*Pod(nil), ix.inDomain(nodeItself, name)...), placedOn[name]...) {
-			cpu, mem, sto, cnt = cpu+q.CPU, mem+q.Memory, sto+q.Storage, cnt+1
-			for _, hp := range q.HostPorts {
-				ports[hp]++
+		for _, on := range [][]*Pod{ix.inDomain(nodeItself, name), placedOn[name]} {
+			for _, q := range on {
+				cpu, mem, sto, cnt = cpu+q.CPU, mem+q.Memory, sto+q.Storage, cnt+1
+				for _, hp := range q.HostPorts {
+					ports[hp]++
+				}
 			}
 		}
 		if cpu > n.CPU || mem > n.Memory || sto > n.Storage || cnt > n.Pods {

@@ -121,9 +121,17 @@ func (p *parser) parseFromItem() FromItem {
 			return left
 		}
 		switch t.val {
-		case "join", "inner":
+		case "join", "inner", "left":
+			// A left join keeps the rows of the left side without a match
+			// (the right side's columns NULL there). Only the database
+			// evaluates it: the analyser rejects it in a view it compiles.
+			outer := t.val == "left"
 			p.next()
-			if t.val == "inner" {
+			switch {
+			case outer:
+				p.acceptKw("outer")
+				p.expectKw("join", `after "left"`)
+			case t.val == "inner":
 				p.expectKw("join", `after "inner"`)
 			}
 			right := p.parseFromPrimary()
@@ -131,20 +139,7 @@ func (p *parser) parseFromItem() FromItem {
 				p.failAt(u.pos, "join ... using is not supported; write the join condition with on")
 			}
 			p.expectKw("on", "after joined table")
-			left = &Join{Pos: t.pos, Left: left, Right: right, On: p.parseExpr()}
-		case "left":
-			// A left join keeps the rows of the left side without a match
-			// (the right side's columns NULL there). Only the database
-			// evaluates it: the analyser rejects it in a view it compiles.
-			p.next()
-			p.acceptKw("outer")
-			p.expectKw("join", `after "left"`)
-			right := p.parseFromPrimary()
-			if u := p.tok(); isKw(u, "using") {
-				p.failAt(u.pos, "join ... using is not supported; write the join condition with on")
-			}
-			p.expectKw("on", "after joined table")
-			left = &Join{Pos: t.pos, Left: left, Right: right, On: p.parseExpr(), Outer: true}
+			left = &Join{Pos: t.pos, Left: left, Right: right, On: p.parseExpr(), Outer: outer}
 		case "right", "full", "cross", "natural", "outer":
 			p.failAt(t.pos, "only inner and left joins are supported")
 		default:
