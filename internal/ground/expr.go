@@ -414,15 +414,17 @@ func (g *grounder) caseExpr(e *ir.Case, sc scope) value {
 func (g *grounder) in(e *ir.In, sc scope) value {
 	x := g.expr(e.X, sc)
 	var items []row
+	var sub *rel
 	if e.Sub != nil {
-		items = g.eval(e.Sub, sc.tupleForSub()).rows
+		sub = g.eval(e.Sub, sc.tupleForSub())
+		items = sub.rows
 	} else {
 		for _, it := range e.List {
 			items = append(items, row{vals: []value{g.expr(it, sc)}, guard: fTrue})
 		}
 	}
 	var t, f form
-	if set, ok := g.constSet(x, items); ok {
+	if set, ok := g.constSet(x, items, sub); ok {
 		t = fIn{x: set.x, vals: set.vals}
 		if len(set.vals) == 0 {
 			t = fFalse
@@ -455,8 +457,11 @@ type constSet struct {
 	sawNull bool
 }
 
-// constSet recognises "variable in (constants that always exist)".
-func (g *grounder) constSet(x value, items []row) (constSet, bool) {
+// constSet recognises "variable in (constants that always exist)". The
+// codes of a subquery's result (sub, nil for a list) are read once per
+// result, which eval caches, and filtered by each variable's domain:
+// node_sample_only tests every pending pod against the same node names.
+func (g *grounder) constSet(x value, items []row, sub *rel) (constSet, bool) {
 	var s constSet
 	switch x.k {
 	case kStr:
@@ -470,16 +475,48 @@ func (g *grounder) constSet(x value, items []row) (constSet, bool) {
 	default:
 		return s, false
 	}
+	cs := g.constCodes[sub]
+	if sub == nil || cs == nil || cs.n != len(items) || cs.dict != len(g.dict.str) {
+		cs = g.codesOf(items)
+		if sub != nil {
+			g.constCodes[sub] = cs
+		}
+	}
+	if !cs.ok {
+		return s, false
+	}
+	s.sawNull = cs.sawNull
 	dom := g.m.VarDomain(s.x.Index())
-	seen := map[int64]bool{}
+	s.vals = make([]int64, 0, min(len(cs.codes), int(min(dom.Size(), 1<<16))))
+	for _, code := range cs.codes {
+		if dom.Contains(code) {
+			s.vals = append(s.vals, code)
+		}
+	}
+	return s, true
+}
+
+// constCodes are the distinct value codes of a list of rows that always
+// exist (ok false when a row is not such a constant), in order of first
+// appearance; n and dict are the list's length and the dictionary's size
+// they were read at.
+type constCodes struct {
+	codes       []int64
+	sawNull, ok bool
+	n, dict     int
+}
+
+func (g *grounder) codesOf(items []row) *constCodes {
+	cs := &constCodes{n: len(items), dict: len(g.dict.str)}
+	seen := make(map[int64]bool, len(items))
 	for _, it := range items {
 		if !isTrue(it.guard) || it.vals[0].k != kConst {
-			return s, false
+			return cs
 		}
 		var code int64
 		switch c := it.vals[0].c.(type) {
 		case nil:
-			s.sawNull = true
+			cs.sawNull = true
 			continue
 		case string:
 			code = g.dict.lookup(c)
@@ -489,14 +526,15 @@ func (g *grounder) constSet(x value, items []row) (constSet, bool) {
 		case int64:
 			code = c
 		default:
-			return s, false
+			return cs
 		}
-		if dom.Contains(code) && !seen[code] {
+		if !seen[code] {
 			seen[code] = true
-			s.vals = append(s.vals, code)
+			cs.codes = append(cs.codes, code)
 		}
 	}
-	return s, true
+	cs.ok = true
+	return cs
 }
 
 // scalar is a scalar subquery: its single row's value, NULL if it has none.

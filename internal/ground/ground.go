@@ -115,6 +115,9 @@ type grounder struct {
 	// existsPlans analyses EXISTS subqueries tied to a decision by one
 	// equality (see exists_set.go); nil entries do not apply.
 	existsPlans map[*ir.Query]*existsSetPlan
+	// constCodes are the constant codes of "in (subquery)" results (see
+	// constSet).
+	constCodes map[*rel]*constCodes
 	// origin maps rows of base relations to the table rows they are.
 	origin     map[*row]RowRef
 	blameByKey map[string]*Blame
@@ -149,6 +152,7 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		corr:        map[corrKey]*rel{},
 		corrDeps:    map[*ir.Query][]corrDep{},
 		existsPlans: map[*ir.Query]*existsSetPlan{},
+		constCodes:  map[*rel]*constCodes{},
 		opts:        opts,
 		rels:        map[*ir.Query]*rel{},
 		base:        map[string]*rel{},
