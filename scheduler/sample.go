@@ -64,12 +64,28 @@ func sampleable(batch []*Pod) bool {
 	return true
 }
 
+// DefaultNodeSample is how many of n nodes a placement batch considers
+// when Config.NodeSample is 0: kube-scheduler's numFeasibleNodesToFind
+// with its adaptive percentageOfNodesToScore, 50% less 1% per 125 nodes,
+// at least 5%, and never fewer than 100 nodes.
+func DefaultNodeSample(n int) int {
+	const least = 100 // kube-scheduler's minFeasibleNodesToFind
+	if n < least {
+		return n
+	}
+	pct := max(50-n/125, 5)
+	return max(n*pct/100, least)
+}
+
 // nextArc returns the arc of the next placement batch: the whole ring
-// when sampling is off or the cluster has at most NodeSample nodes,
-// otherwise the arc after the last one that holds about NodeSample nodes.
+// when sampling is off or the cluster has at most the sample's nodes,
+// otherwise the arc after the last one that holds about that many.
 func (s *Scheduler) nextArc() arc {
 	k, n := s.cfg.NodeSample, len(s.state.Nodes)
-	if k <= 0 || n <= k {
+	if k == 0 {
+		k = DefaultNodeSample(n)
+	}
+	if k < 0 || n <= k {
 		return wholeRing
 	}
 	width := sampleRing * int64(k) / int64(n)

@@ -117,3 +117,33 @@ func TestSampleable(t *testing.T) {
 		}
 	}
 }
+
+// The default sample follows kube-scheduler's numFeasibleNodesToFind: all
+// of a small cluster, then 50% less 1% per 125 nodes (at least 5%), and
+// never fewer than 100 nodes.
+func TestDefaultNodeSampleIsKubeSchedulers(t *testing.T) {
+	for _, c := range []struct{ nodes, want int }{
+		{0, 0}, {40, 40}, {99, 99}, {100, 100}, {150, 75 + 25}, {200, 100}, {500, 230},
+		{1000, 420}, {5000, 500}, {6000, 300}, {10000, 500}, {15000, 750},
+	} {
+		if got := DefaultNodeSample(c.nodes); got != c.want {
+			t.Errorf("DefaultNodeSample(%d) = %d, want %d", c.nodes, got, c.want)
+		}
+	}
+	// NodeSample 0 samples by that rule: 230 of 500 nodes.
+	s := newTest(t, Config{BatchSize: 4})
+	for i := 0; i < 500; i++ {
+		addNodes(t, s, Node{Name: fmt.Sprintf("n%03d", i), CPU: 4000, Memory: 8000})
+	}
+	a := s.nextArc()
+	in := 0
+	for name := range s.state.Nodes {
+		k := sampleKey(name)
+		if a.lo <= k && k < a.hi {
+			in++
+		}
+	}
+	if a.whole() || in < 180 || in > 280 {
+		t.Errorf("arc %v holds %d of 500 nodes, want about 230", a, in)
+	}
+}

@@ -90,8 +90,10 @@ type Config struct {
 	// of node-name hashes (sample.go), as kube-scheduler scores a share of
 	// the nodes (percentageOfNodesToScore). The pods the sample cannot
 	// take are solved again over every node before they are called
-	// unschedulable. 0 means 1,000; negative considers every node.
-	// Preemption plans consider every node.
+	// unschedulable. 0 takes kube-scheduler's adaptive share
+	// (DefaultNodeSample: every node up to 100, 230 of 500, 500 of
+	// 5,000); negative considers every node. Preemption plans consider
+	// every node.
 	NodeSample int
 }
 
@@ -151,9 +153,6 @@ func New(cfg Config) (*Scheduler, error) {
 		cfg.PreemptionImprovementTimeout = 50 * time.Millisecond
 	case cfg.PreemptionImprovementTimeout < 0:
 		cfg.PreemptionImprovementTimeout = 0
-	}
-	if cfg.NodeSample == 0 {
-		cfg.NodeSample = 1000
 	}
 	off, err := disabledSet(cfg.DisabledPolicies)
 	if err != nil {

@@ -34,8 +34,8 @@ type Config struct {
 	// (scheduler.Config.PreemptionImprovementTimeout; 0: 50ms).
 	PreemptionImprovementTimeout time.Duration `json:"preemptionImprovementTimeout,omitempty"`
 	// NodeSample is the most nodes a placement batch considers on a larger
-	// cluster (scheduler.Config.NodeSample; 0: 1,000; negative: every
-	// node).
+	// cluster (scheduler.Config.NodeSample; 0: kube-scheduler's adaptive
+	// share, scheduler.DefaultNodeSample; negative: every node).
 	NodeSample int `json:"nodeSample,omitempty"`
 	// BindWorkers is how many bindings run in parallel (64). A Binding
 	// request takes ~90 ms on a loaded API server, so 16 workers capped
@@ -122,7 +122,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.DurationVar(&c.SolverTimeout, "solver-timeout", cfg.SolverTimeout, "time limit of each solve")
 	fs.DurationVar(&c.SolverImprovementTimeout, "solver-improvement-timeout", cfg.SolverImprovementTimeout, "end a solve once the placement has not improved for this long (0: 5ms; negative: run to --solver-timeout)")
 	fs.DurationVar(&c.PreemptionImprovementTimeout, "preemption-improvement-timeout", cfg.PreemptionImprovementTimeout, "end a preemption plan's solve once it has not improved for this long (0: 50ms; negative: run to --solver-timeout)")
-	fs.IntVar(&c.NodeSample, "node-sample", cfg.NodeSample, "most nodes a placement batch considers on a larger cluster (0: 1000; negative: every node)")
+	fs.IntVar(&c.NodeSample, "node-sample", cfg.NodeSample, "most nodes a placement batch considers on a larger cluster (0: kube-scheduler's adaptive share, 230 of 500 nodes; negative: every node)")
 	fs.IntVar(&c.BindWorkers, "bind-workers", cfg.BindWorkers, "parallel bindings")
 	fs.DurationVar(&c.InitialBackoff, "initial-backoff", cfg.InitialBackoff, "first retry delay of an unschedulable pod")
 	fs.DurationVar(&c.MaxBackoff, "max-backoff", cfg.MaxBackoff, "longest retry delay")
