@@ -1,6 +1,9 @@
 package scheduler
 
-import "hash/fnv"
+import (
+	"hash/fnv"
+	"sort"
+)
 
 // Node sampling: on a cluster of more than Config.NodeSample nodes a
 // placement batch considers the nodes of one arc of a ring, as
@@ -31,37 +34,97 @@ func sampleKey(name string) int64 {
 }
 
 // arc is the part [lo, hi) of the ring whose nodes a solve may place pods
-// on, past the ring's end when lo > hi (table node_sample).
-type arc struct{ lo, hi int64 }
-
-// wholeRing lets a solve use every node.
-var wholeRing = arc{0, sampleRing}
-
-func (a arc) whole() bool { return a == wholeRing }
-
-// write replaces node_sample's row.
-func (a arc) write() []stmt {
-	return []stmt{{"delete from node_sample", nil}, {"insert into node_sample values " + params(2), []any{a.lo, a.hi}}}
+// on, past the ring's end when lo > hi (table node_sample), and the nodes
+// outside it that the batch's pods need (table node_sample_node, see
+// needed).
+type arc struct {
+	lo, hi int64
+	extra  []string
 }
 
-// sampleable reports whether a batch may be placed on a sample of the
-// nodes: not when a pod names its node or needs to sit next to given pods
-// (required pod affinity). Those need particular nodes, which an arc holds
-// by chance only: nginx+redis at 5,000 nodes (each web pod next to a cache
-// pod of its app) fell back to every node on most batches, and a batch
-// took longer than without sampling.
-func sampleable(batch []*Pod) bool {
+// wholeRing lets a solve use every node.
+var wholeRing = arc{lo: 0, hi: sampleRing}
+
+func (a arc) whole() bool { return a.lo == 0 && a.hi == sampleRing }
+
+// holds reports whether a place on the ring is on the arc.
+func (a arc) holds(key int64) bool {
+	if a.lo <= a.hi {
+		return a.lo <= key && key < a.hi
+	}
+	return key >= a.lo || key < a.hi
+}
+
+// write replaces node_sample's row and node_sample_node's rows.
+func (a arc) write() []stmt {
+	st := []stmt{{"delete from node_sample", nil}, {"insert into node_sample values " + params(2), []any{a.lo, a.hi}},
+		{"delete from node_sample_node", nil}}
+	if a.whole() {
+		return st
+	}
+	for _, n := range a.extra {
+		st = append(st, stmt{"insert into node_sample_node values " + params(1), []any{n}})
+	}
+	return st
+}
+
+// needed returns the nodes a batch's pods need whatever the arc: the node
+// a pod names (H7), and for each required pod-affinity term the nodes of
+// the topology domains that hold a bound pod it selects (H14). Pods of
+// the batch that the term selects are placed in the sample and meet it
+// there. Sorted, each once.
+func (s *Scheduler) needed(batch []*Pod) []string {
+	type termKey struct{ ns, key, value, topology string }
+	terms := map[termKey]bool{}
+	seen := map[string]bool{}
 	for _, p := range batch {
-		if p.RequestedNode != "" {
-			return false
+		if p.RequestedNode != "" && s.state.Nodes[p.RequestedNode] != nil {
+			seen[p.RequestedNode] = true
 		}
 		for _, t := range p.Affinity {
 			if t.Required && !t.Anti {
-				return false
+				terms[termKey{p.Namespace, t.Key, t.Value, t.TopologyKey}] = true
 			}
 		}
 	}
-	return true
+	if len(terms) > 0 {
+		// The topology domains (a label's key and value) holding a
+		// selected pod; a hostname domain is the node itself.
+		domains := map[[2]string]bool{}
+		for _, q := range s.state.Pods {
+			if q.NodeName == "" || !live(q) {
+				continue
+			}
+			for t := range terms {
+				if v, ok := q.Labels[t.key]; !ok || v != t.value || q.Namespace != t.ns {
+					continue
+				}
+				if t.topology == LabelHostname {
+					seen[q.NodeName] = true
+				} else if d, ok := s.state.label(q.NodeName, t.topology); ok {
+					domains[[2]string{t.topology, d}] = true
+				}
+			}
+		}
+		if len(domains) > 0 {
+			for name, n := range s.state.Nodes {
+				for k := range domains {
+					if v, ok := n.Labels[k[0]]; ok && v == k[1] {
+						seen[name] = true
+						break
+					}
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		if s.state.Nodes[n] != nil {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // DefaultNodeSample is how many of n nodes a placement batch considers
@@ -77,10 +140,14 @@ func DefaultNodeSample(n int) int {
 	return max(n*pct/100, least)
 }
 
-// nextArc returns the arc of the next placement batch: the whole ring
-// when sampling is off or the cluster has at most the sample's nodes,
-// otherwise the arc after the last one that holds about that many.
-func (s *Scheduler) nextArc() arc {
+// nextArc returns the sample of a placement batch: the whole ring when
+// sampling is off or the cluster has at most the sample's nodes, otherwise
+// the arc after the last one that holds about that many, with the nodes
+// the batch needs outside it (needed). kube-scheduler filters every node
+// until it has found enough feasible ones; an arc alone holds the nodes a
+// pod needs by chance only (nginx+redis at 5,000 nodes, each web pod next
+// to a cache pod of its app, fell back to every node on most batches).
+func (s *Scheduler) nextArc(batch []*Pod) arc {
 	k, n := s.cfg.NodeSample, len(s.state.Nodes)
 	if k == 0 {
 		k = DefaultNodeSample(n)
@@ -89,7 +156,15 @@ func (s *Scheduler) nextArc() arc {
 		return wholeRing
 	}
 	width := sampleRing * int64(k) / int64(n)
-	a := arc{s.sampleAt, (s.sampleAt + width) % sampleRing}
+	a := arc{lo: s.sampleAt, hi: (s.sampleAt + width) % sampleRing}
+	for _, name := range s.needed(batch) {
+		if !a.holds(sampleKey(name)) {
+			a.extra = append(a.extra, name)
+		}
+	}
+	if len(a.extra) >= n-k {
+		return wholeRing // the arc and the nodes needed are about every node
+	}
 	s.sampleAt = a.hi
 	return a
 }

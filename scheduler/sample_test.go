@@ -94,28 +94,77 @@ func TestNodeSampleShrinksTheModel(t *testing.T) {
 	}
 }
 
-// A batch is sampled unless a pod needs particular nodes: one it names, or
-// one next to given pods (required affinity); anti-affinity and node
-// selectors leave most nodes possible.
-func TestSampleable(t *testing.T) {
-	aff := PodAffinityTerm{Required: true, Key: "app", Value: "cache", TopologyKey: LabelHostname}
-	anti := PodAffinityTerm{Anti: true, Required: true, Key: "app", Value: "web", TopologyKey: LabelHostname}
-	preferred := PodAffinityTerm{Key: "app", Value: "cache", TopologyKey: LabelHostname}
-	for _, c := range []struct {
-		pod  Pod
-		want bool
-	}{
-		{Pod{Name: "plain"}, true},
-		{Pod{Name: "anti", Affinity: []PodAffinityTerm{anti}}, true},
-		{Pod{Name: "preferred", Affinity: []PodAffinityTerm{preferred}}, true},
-		{Pod{Name: "selector", NodeSelector: map[string]string{"pool": "a"}}, true},
-		{Pod{Name: "affine", Affinity: []PodAffinityTerm{anti, aff}}, false},
-		{Pod{Name: "named", RequestedNode: "n1"}, false},
-	} {
-		if got := sampleable([]*Pod{{Name: "plain"}, &c.pod}); got != c.want {
-			t.Errorf("%s: sampleable %v, want %v", c.pod.Name, got, c.want)
+// A batch's sample holds, besides its arc, the nodes its pods need: the
+// node a pod names, the node of a bound pod a required hostname-affinity
+// term selects, every node of the zone of one a zone term selects. Terms
+// that leave most nodes possible (anti-affinity, preferred, node
+// selectors) add nothing. The pods are placed on those nodes.
+func TestSampleTakesTheNodesPodsNeed(t *testing.T) {
+	s, names := sampledCluster(t)
+	// The first batch's arc is the ring's first quarter.
+	var far []string
+	for _, n := range names {
+		if sampleKey(n) >= sampleRing/4 {
+			far = append(far, n)
 		}
 	}
+	cacheNode, named, dbNode := far[0], far[1], far[2]
+	pool := fmt.Sprint(indexOf(names, dbNode) % 4)
+	addPods(t, s,
+		Pod{Name: "cache", Namespace: "a", Labels: map[string]string{"app": "cache"}, NodeName: cacheNode, Phase: PhaseRunning, CPU: 100, Memory: 100},
+		Pod{Name: "db", Namespace: "a", Labels: map[string]string{"app": "db"}, NodeName: dbNode, Phase: PhaseRunning, CPU: 100, Memory: 100},
+		// A pod of another namespace selects nothing.
+		Pod{Name: "other", Namespace: "b", Labels: map[string]string{"app": "web"}, NodeName: far[3], Phase: PhaseRunning, CPU: 100, Memory: 100})
+	aff := func(key, value, topology string) []PodAffinityTerm {
+		return []PodAffinityTerm{{Required: true, Key: key, Value: value, TopologyKey: topology}}
+	}
+	batch := []Pod{
+		{Name: "web", Namespace: "a", Affinity: aff("app", "cache", LabelHostname), CPU: 100, Memory: 100},
+		{Name: "named", Namespace: "a", RequestedNode: named, CPU: 100, Memory: 100},
+		{Name: "zoned", Namespace: "a", Affinity: aff("app", "db", "pool"), CPU: 100, Memory: 100},
+		{Name: "loose", Namespace: "a", NodeSelector: map[string]string{"pool": "1"}, CPU: 100, Memory: 100,
+			Affinity: []PodAffinityTerm{{Anti: true, Required: true, Key: "app", Value: "web", TopologyKey: LabelHostname},
+				{Key: "app", Value: "web", TopologyKey: LabelHostname}}},
+	}
+	var ptrs []*Pod
+	for i := range batch {
+		ptrs = append(ptrs, &batch[i])
+	}
+	want := map[string]bool{cacheNode: true, named: true}
+	for i, n := range names {
+		if fmt.Sprint(i%4) == pool {
+			want[n] = true
+		}
+	}
+	got := map[string]bool{}
+	for _, n := range s.needed(ptrs) {
+		got[n] = true
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("needed %v, want %v", got, want)
+	}
+	addPods(t, s, batch...)
+	placed, us := schedule(t, s)
+	if len(us) != 0 || placed["web"] != cacheNode || placed["named"] != named || placed["loose"] == "" {
+		t.Fatalf("placed %v, unschedulable %v; want web on %s, named on %s", placed, us, cacheNode, named)
+	}
+	if z := placed["zoned"]; fmt.Sprint(indexOf(names, z)%4) != pool {
+		t.Errorf("zoned on %s, outside pool %s", z, pool)
+	}
+	// The solve that placed them was the sampled one: its pods' domains
+	// hold the arc and the needed nodes, not all 40.
+	if v := s.LastStats().Variables; v >= 4*40 {
+		t.Errorf("%d variables: the batch was solved over every node", v)
+	}
+}
+
+func indexOf(names []string, n string) int {
+	for i, m := range names {
+		if m == n {
+			return i
+		}
+	}
+	return -1
 }
 
 // The default sample follows kube-scheduler's numFeasibleNodesToFind: all
@@ -135,7 +184,7 @@ func TestDefaultNodeSampleIsKubeSchedulers(t *testing.T) {
 	for i := 0; i < 500; i++ {
 		addNodes(t, s, Node{Name: fmt.Sprintf("n%03d", i), CPU: 4000, Memory: 8000})
 	}
-	a := s.nextArc()
+	a := s.nextArc(nil)
 	in := 0
 	for name := range s.state.Nodes {
 		k := sampleKey(name)

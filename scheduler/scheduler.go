@@ -393,9 +393,7 @@ func (s *Scheduler) ScheduleBatch(ctx context.Context) ([]Binding, []Unschedulab
 	if len(q) == 0 {
 		return nil, nil, nil
 	}
-	if sampleable(q) {
-		s.arc = s.nextArc()
-	}
+	s.arc = s.nextArc(q)
 	defer func() { s.arc = wholeRing }()
 	deadline := time.Now().Add(splitBudget * s.cfg.Timeout)
 	placed, err := s.placeSplit(ctx, q, s.cfg.Timeout, deadline)

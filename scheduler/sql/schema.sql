@@ -29,6 +29,12 @@ create table node_sample (
   hi integer not null
 );
 
+-- The nodes outside the arc that the batch's pods need: the node a pod
+-- names, the nodes next to the pods a required affinity term selects.
+create table node_sample_node (
+  node_name varchar(253) not null primary key
+);
+
 -- Every label of a node; kubernetes.io/hostname is always present, so a
 -- topology key names a label and a topology domain is one of its values.
 create table node_label (
@@ -190,7 +196,8 @@ create table pending_pod (
   place_weight bigint not null             -- reward for placing it (priority-ranked)
 );
 
--- Pods are placed on the sampled nodes (or none). A hard constraint of the
+-- Pods are placed on the sampled nodes (or none): the arc's, and those the
+-- batch's pods need (node_sample_node). A hard constraint of the
 -- form "x is null or x in (select ...)": weave makes it the domain of the
 -- pod's node, so a model of a sampled batch has the sample's size.
 -- @hard_constraint
@@ -199,7 +206,8 @@ select * from pending_pod
 where pending_pod.node_name is null
    or pending_pod.node_name in (select n.name from node n, node_sample s
                                 where (n.sample_key >= s.lo and n.sample_key < s.hi)
-                                   or (s.lo > s.hi and (n.sample_key >= s.lo or n.sample_key < s.hi)));
+                                   or (s.lo > s.hi and (n.sample_key >= s.lo or n.sample_key < s.hi))
+                                   or n.name in (select e.node_name from node_sample_node e));
 
 -- Pods holding resources on a node that the model does not decide.
 create view bound_pod as
