@@ -78,7 +78,7 @@ func (s *Scheduler) needed(batch []*Pod) []string {
 	terms := map[termKey]bool{}
 	seen := map[string]bool{}
 	for _, p := range batch {
-		if p.RequestedNode != "" && s.state.Nodes[p.RequestedNode] != nil {
+		if p.RequestedNode != "" {
 			seen[p.RequestedNode] = true
 		}
 		for _, t := range p.Affinity {
@@ -119,7 +119,7 @@ func (s *Scheduler) needed(batch []*Pod) []string {
 	}
 	out := make([]string, 0, len(seen))
 	for n := range seen {
-		if s.state.Nodes[n] != nil {
+		if s.state.Nodes[n] != nil { // a named node may not exist
 			out = append(out, n)
 		}
 	}
