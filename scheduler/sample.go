@@ -59,9 +59,6 @@ func (a arc) holds(key int64) bool {
 func (a arc) write() []stmt {
 	st := []stmt{{"delete from node_sample", nil}, {"insert into node_sample values " + params(2), []any{a.lo, a.hi}},
 		{"delete from node_sample_node", nil}}
-	if a.whole() {
-		return st
-	}
 	for _, n := range a.extra {
 		st = append(st, stmt{"insert into node_sample_node values " + params(1), []any{n}})
 	}
@@ -74,8 +71,11 @@ func (a arc) write() []stmt {
 // the batch that the term selects are placed in the sample and meet it
 // there. Sorted, each once.
 func (s *Scheduler) needed(batch []*Pod) []string {
-	type termKey struct{ ns, key, value, topology string }
-	terms := map[termKey]bool{}
+	type term struct {
+		t  PodAffinityTerm // its selector and topology key
+		ns string
+	}
+	terms := map[term]bool{}
 	seen := map[string]bool{}
 	for _, p := range batch {
 		if p.RequestedNode != "" {
@@ -83,7 +83,7 @@ func (s *Scheduler) needed(batch []*Pod) []string {
 		}
 		for _, t := range p.Affinity {
 			if t.Required && !t.Anti {
-				terms[termKey{p.Namespace, t.Key, t.Value, t.TopologyKey}] = true
+				terms[term{PodAffinityTerm{Required: true, Key: t.Key, Value: t.Value, TopologyKey: t.TopologyKey}, p.Namespace}] = true
 			}
 		}
 	}
@@ -95,14 +95,14 @@ func (s *Scheduler) needed(batch []*Pod) []string {
 			if q.NodeName == "" || !live(q) {
 				continue
 			}
-			for t := range terms {
-				if v, ok := q.Labels[t.key]; !ok || v != t.value || q.Namespace != t.ns {
+			for tm := range terms {
+				if !selects(tm.t, tm.ns, q) {
 					continue
 				}
-				if t.topology == LabelHostname {
+				if key := tm.t.TopologyKey; key == LabelHostname {
 					seen[q.NodeName] = true
-				} else if d, ok := s.state.label(q.NodeName, t.topology); ok {
-					domains[[2]string{t.topology, d}] = true
+				} else if d, ok := s.state.label(q.NodeName, key); ok {
+					domains[[2]string{key, d}] = true
 				}
 			}
 		}

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -109,7 +110,7 @@ func TestSampleTakesTheNodesPodsNeed(t *testing.T) {
 		}
 	}
 	cacheNode, named, dbNode := far[0], far[1], far[2]
-	pool := fmt.Sprint(indexOf(names, dbNode) % 4)
+	pool := fmt.Sprint(slices.Index(names, dbNode) % 4)
 	addPods(t, s,
 		Pod{Name: "cache", Namespace: "a", Labels: map[string]string{"app": "cache"}, NodeName: cacheNode, Phase: PhaseRunning, CPU: 100, Memory: 100},
 		Pod{Name: "db", Namespace: "a", Labels: map[string]string{"app": "db"}, NodeName: dbNode, Phase: PhaseRunning, CPU: 100, Memory: 100},
@@ -148,7 +149,7 @@ func TestSampleTakesTheNodesPodsNeed(t *testing.T) {
 	if len(us) != 0 || placed["web"] != cacheNode || placed["named"] != named || placed["loose"] == "" {
 		t.Fatalf("placed %v, unschedulable %v; want web on %s, named on %s", placed, us, cacheNode, named)
 	}
-	if z := placed["zoned"]; fmt.Sprint(indexOf(names, z)%4) != pool {
+	if z := placed["zoned"]; fmt.Sprint(slices.Index(names, z)%4) != pool {
 		t.Errorf("zoned on %s, outside pool %s", z, pool)
 	}
 	// The solve that placed them was the sampled one: its pods' domains
@@ -156,15 +157,6 @@ func TestSampleTakesTheNodesPodsNeed(t *testing.T) {
 	if v := s.LastStats().Variables; v >= 4*40 {
 		t.Errorf("%d variables: the batch was solved over every node", v)
 	}
-}
-
-func indexOf(names []string, n string) int {
-	for i, m := range names {
-		if m == n {
-			return i
-		}
-	}
-	return -1
 }
 
 // The default sample follows kube-scheduler's numFeasibleNodesToFind: all
