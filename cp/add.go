@@ -191,6 +191,18 @@ func (m *Model) AddMembership(x IntVar, values []int64) Constraint {
 	return m.add(ConstraintInfo{Kind: KindMembership, Vars: []IntVar{x}, Values: append([]int64(nil), values...)})
 }
 
+// AddVarMembership adds "x equals one of vars": x ∈ {vars[i]}, a
+// membership whose set is decided by the search. It states "this pod is
+// on a node that holds one of those pods" in one constraint, where a
+// reified equality per pair would cost a literal per (x, vars[i]). With
+// no vars it cannot hold.
+func (m *Model) AddVarMembership(x IntVar, vars []IntVar) Constraint {
+	if !m.okVar(x, "var_membership") || !m.okVars(vars, "var_membership") {
+		return m.rejected()
+	}
+	return m.add(ConstraintInfo{Kind: KindVarMembership, Vars: append([]IntVar{x}, vars...)})
+}
+
 // AddNonMembership adds x ∉ values.
 func (m *Model) AddNonMembership(x IntVar, values []int64) Constraint {
 	if !m.okVar(x, "non_membership") || !m.okValues(values, "non_membership") {

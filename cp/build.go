@@ -75,7 +75,7 @@ func newSolver(m *Model, withObjective bool) (s *solver, ok bool) {
 		c := &m.cons[ci]
 		aux += len(c.Exprs)
 		switch c.Kind {
-		case KindBinPacking, KindAllDifferent, KindMembership, KindNonMembership, KindEqLit:
+		case KindBinPacking, KindAllDifferent, KindMembership, KindNonMembership, KindEqLit, KindVarMembership:
 			for _, x := range c.Vars {
 				valueVar[x.idx] = true
 			}
@@ -149,6 +149,9 @@ func newSolver(m *Model, withObjective bool) (s *solver, ok bool) {
 				continue
 			}
 			s.addProp(p, append([]int32{x}, ev...), 1, true, ci)
+		case KindVarMembership:
+			vars := varIdx(c.Vars)
+			s.addProp(&varMemberProp{x: vars[0], vars: vars[1:], enf: enf}, append(vars, ev...), 1, true, ci)
 		case KindBinPacking:
 			s.addBinPacking(c, ci)
 		case KindMinEquality, KindMaxEquality:

@@ -24,6 +24,7 @@ const (
 	KindTable         ConstraintKind = "table"          // Vars ∈ Tuples
 	KindMembership    ConstraintKind = "membership"     // Vars[0] ∈ Values
 	KindNonMembership ConstraintKind = "non_membership" // Vars[0] ∉ Values
+	KindVarMembership ConstraintKind = "var_membership" // Vars[0] == Vars[i] for some i >= 1
 	KindBinPacking    ConstraintKind = "bin_packing"    // Loads[j] == Σ Values[i]*[Vars[i]==Bins[j]]
 	KindMinEquality   ConstraintKind = "min_equality"   // Target == min(Exprs)
 	KindMaxEquality   ConstraintKind = "max_equality"   // Target == max(Exprs)
@@ -65,7 +66,7 @@ func (c *ConstraintInfo) Label() string {
 var enforceable = map[ConstraintKind]bool{
 	KindLinear: true, KindNotEqual: true, KindBoolOr: true, KindBoolAnd: true,
 	KindMembership: true, KindNonMembership: true, KindMinEquality: true, KindMaxEquality: true,
-	KindAllDifferent: true,
+	KindAllDifferent: true, KindVarMembership: true,
 }
 
 // Constraint is a handle to a constraint just added, for the fluent
@@ -78,7 +79,8 @@ type Constraint struct {
 
 // OnlyEnforceIf makes the constraint conditional on the conjunction of
 // lits. Supported on linear, not-equal, bool_or, bool_and, membership,
-// non-membership, min/max equality and all_different; other kinds record
+// non-membership, var_membership, min/max equality and all_different;
+// other kinds record
 // an error.
 func (c Constraint) OnlyEnforceIf(lits ...Lit) Constraint {
 	if c.m == nil || c.idx < 0 {

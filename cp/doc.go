@@ -1,7 +1,8 @@
 // Package cp is Weave's standalone constraint solver: a CP-SAT-shaped model
 // builder (integer and Boolean variables with domains, linear constraints
 // with enforcement literals, all_different (optionally except some shared
-// values), element, table, membership, bin packing, min/max, an
+// values), element, table, membership (of a value set, or of the values
+// other variables take: var_membership), bin packing, min/max, an
 // objective) and an in-process engine
 // (propagation with a trail, dom/wdeg search with Luby restarts and
 // last-conflict reasoning, branch-and-bound, solution-guided value choice

@@ -43,6 +43,8 @@ func formatConstraint(c ConstraintInfo) string {
 		s += fmt.Sprintf("%s != %d", formatTerms(c.Vars, c.Coeffs, 0), c.Lo)
 	case KindElement, KindVarElement:
 		s += fmt.Sprintf("%v == %v[%v] %v", c.Target, c.Values, c.Index, c.Vars)
+	case KindVarMembership:
+		s += fmt.Sprintf("%v in %v", c.Vars[0], c.Vars[1:])
 	case KindMinEquality, KindMaxEquality:
 		var es []string
 		for _, e := range c.Exprs {

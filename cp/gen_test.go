@@ -119,7 +119,7 @@ func genModel(c chooser) *Model {
 	}
 	for i := 0; i < 1+c.intn(4); i++ {
 		var ct Constraint
-		switch c.intn(16) {
+		switch c.intn(17) {
 		case 0:
 			lo := rangeIn(c, -8, 8)
 			ct = m.AddLinear(pickExpr(3), lo, lo+rangeIn(c, 0, 6))
@@ -193,6 +193,8 @@ func genModel(c chooser) *Model {
 			} else {
 				ct = m.AddMaxEquality(pickVar(), es)
 			}
+		case 16:
+			ct = m.AddVarMembership(pickVar(), pickVars(0, 3))
 		}
 		if c.intn(3) == 0 && enforceable[m.cons[len(m.cons)-1].Kind] && ct.Index() >= 0 {
 			ct.OnlyEnforceIf(pickLits(1, 2)...)

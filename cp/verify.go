@@ -157,6 +157,14 @@ func checkConstraint(c *ConstraintInfo, val []int64, lit func(Lit) bool) string 
 		if in != (c.Kind == KindMembership) {
 			return fmt.Sprintf("%v = %d", c.Vars[0], val[c.Vars[0].idx])
 		}
+	case KindVarMembership:
+		x := val[c.Vars[0].idx]
+		for _, y := range c.Vars[1:] {
+			if val[y.idx] == x {
+				return ""
+			}
+		}
+		return fmt.Sprintf("%v = %d equals none of %v", c.Vars[0], x, c.Vars[1:])
 	case KindBinPacking:
 		for j, b := range c.Bins {
 			var load int64

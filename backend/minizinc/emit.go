@@ -634,6 +634,16 @@ func (e *emitter) constraint(c *cp.ConstraintInfo) (string, error) {
 			return "true", nil
 		}
 		return "not (" + in + ")", nil
+	case cp.KindVarMembership:
+		if len(c.Vars) < 2 {
+			return "false", nil
+		}
+		x := e.v(c.Vars[0].Index())
+		s := make([]string, len(c.Vars)-1)
+		for i, y := range c.Vars[1:] {
+			s[i] = x + " = " + e.v(y.Index())
+		}
+		return "(" + strings.Join(s, " \\/ ") + ")", nil
 	case cp.KindBinPacking:
 		return e.binPacking(c), nil
 	case cp.KindMinEquality, cp.KindMaxEquality:

@@ -110,7 +110,7 @@ func genModel(seed uint64) *cp.Model {
 	for i := 0; i < 1+r.IntN(4); i++ {
 		var ct cp.Constraint
 		enforceable := true
-		switch r.IntN(19) {
+		switch r.IntN(20) {
 		case 0:
 			lo := in(-8, 6)
 			ct = m.AddLinear(pickExpr(4), lo, lo+in(0, 8))
@@ -182,6 +182,8 @@ func genModel(seed uint64) *cp.Model {
 			} else {
 				ct = m.AddMaxEquality(pickVar(), es)
 			}
+		case 19:
+			ct = m.AddVarMembership(pickVar(), pickVars(0, 4))
 		}
 		if enforceable && r.IntN(3) == 0 {
 			ct.OnlyEnforceIf(pickLits(1, 2)...)

@@ -23,14 +23,31 @@ import (
 // again (40,000 tuples for 100 pods and 400 nodes) to build the same
 // disjunction of "x = node" per pod.
 
+// When c is itself a decision column (a pending pod's node, joined with
+// another pending pod's), S is a set of variables and the EXISTS is "x
+// equals one of them": one var_membership per enclosing row instead of an
+// equality literal per pair of rows:
+//
+//	exists (select 1 from batch_pod_label l join pending_pod q on ...
+//	        where l.label_value = t.label_value and q.node_name = pending_pod.node_name)
+
 // existsSetPlan is the analysis of one EXISTS subquery (nil: not of that
 // shape).
 type existsSetPlan struct {
-	rest  *ir.Query    // the subquery without the decision filter
-	inner *ir.ColRef   // c, in rest's sources
-	x     *ir.ColRef   // the enclosing rows' decision column (Up >= 1)
-	keys  []*ir.ColRef // the enclosing rows' stored columns rest reads (Up >= 1)
-	sets  map[string][]int64
+	rest     *ir.Query    // the subquery without the decision filter
+	inner    *ir.ColRef   // c, in rest's sources
+	x        *ir.ColRef   // the enclosing rows' decision column (Up >= 1)
+	keys     []*ir.ColRef // the enclosing rows' stored columns rest reads (Up >= 1)
+	sets     map[string][]int64
+	varInner bool // c is a decision column: S is varSets'
+	varSets  map[string]*varSet
+}
+
+// varSet is S when c is a decision column: the rows' variables, and the
+// codes of the rows where c holds a constant.
+type varSet struct {
+	vars   []cp.IntVar
+	consts []int64
 }
 
 // existsSetPlanOf analyses q once.
@@ -55,11 +72,11 @@ func analyseExistsSet(q *ir.Query) *existsSetPlan {
 			return nil // rows that exist only under a decision
 		}
 	}
-	p := &existsSetPlan{sets: map[string][]int64{}}
+	p := &existsSetPlan{sets: map[string][]int64{}, varSets: map[string]*varSet{}}
 	var rest []ir.Expr
 	for _, f := range q.Filters {
 		if inner, x, ok := decisionEquality(f); ok && p.x == nil {
-			p.inner, p.x = inner, x
+			p.inner, p.x, p.varInner = inner, x, inner.IsVar
 			continue
 		}
 		ok := true
@@ -99,8 +116,8 @@ func analyseExistsSet(q *ir.Query) *existsSetPlan {
 	return p
 }
 
-// decisionEquality recognises "inner.c = outer.x": c a stored column of
-// the subquery, x a decision column of the enclosing row.
+// decisionEquality recognises "inner.c = outer.x": c a column of the
+// subquery (stored or decided), x a decision column of the enclosing row.
 func decisionEquality(f ir.Expr) (inner, x *ir.ColRef, ok bool) {
 	b, isBin := f.(*ir.Binary)
 	if !isBin || b.Op != "=" {
@@ -114,7 +131,7 @@ func decisionEquality(f ir.Expr) (inner, x *ir.ColRef, ok bool) {
 	if l.Up >= 1 {
 		l, r = r, l
 	}
-	if l.Up != 0 || l.IsVar || r.Up < 1 || !r.IsVar {
+	if l.Up != 0 || r.Up < 1 || !r.IsVar {
 		return nil, nil, false
 	}
 	return l, r, true
@@ -136,6 +153,9 @@ func (g *grounder) existsSet(p *existsSetPlan, outer *tuple, not bool) (value, b
 	default:
 		return value{}, false
 	}
+	if p.varInner && not {
+		return value{}, false // "x equals none of them": the general path
+	}
 	var key strings.Builder
 	for _, k := range p.keys {
 		v, ok := storedValue(probe, k)
@@ -143,6 +163,16 @@ func (g *grounder) existsSet(p *existsSetPlan, outer *tuple, not bool) (value, b
 			return value{}, false
 		}
 		fmt.Fprintf(&key, "%T:%v\x00", v, v)
+	}
+	if p.varInner {
+		vs, ok := p.varSets[key.String()]
+		if !ok {
+			if vs, ok = g.existsVars(p, outer); !ok {
+				return value{}, false
+			}
+			p.varSets[key.String()] = vs
+		}
+		return g.inVars(xv, x, vs)
 	}
 	set, ok := p.sets[key.String()]
 	if !ok {
@@ -179,4 +209,71 @@ func (g *grounder) existsValues(p *existsSetPlan, outer *tuple) ([]int64, bool) 
 	}
 	slices.Sort(set)
 	return slices.Compact(set), true
+}
+
+// existsVars computes S when c is a decision column: per row of the
+// subquery without its decision filter, c's variable or stored code.
+func (g *grounder) existsVars(p *existsSetPlan, outer *tuple) (*varSet, bool) {
+	vs := &varSet{}
+	for _, t := range g.join(p.rest, outer) {
+		if !isTrue(t.guard) {
+			return nil, false
+		}
+		r := t.rows[p.inner.Source]
+		if r == nil {
+			return nil, false
+		}
+		v := r.vals[p.inner.Col]
+		switch v.k {
+		case kConst:
+			if v.c == nil {
+				continue // NULL = x is never true
+			}
+			if c, ok := g.code(v.c); ok {
+				vs.consts = append(vs.consts, c)
+			}
+		case kStr:
+			vs.vars = append(vs.vars, v.sv)
+		case kInt:
+			y, c, k, ok := v.lin.single()
+			if !ok || c != 1 || k != 0 {
+				return nil, false
+			}
+			vs.vars = append(vs.vars, y)
+		default:
+			return nil, false
+		}
+	}
+	slices.Sort(vs.consts)
+	vs.consts = slices.Compact(vs.consts)
+	return vs, true
+}
+
+// inVars is "x is not NULL and x equals one of S": the NULL test keeps
+// SQL's NULL = NULL from holding, and with it a variable of S at its NULL
+// code cannot match. That needs S's NULL codes to be x's: string columns
+// share code 0, an integer column's NULL code is below its domain, so S
+// must be non-nullable or share x's code.
+func (g *grounder) inVars(xv value, x cp.IntVar, vs *varSet) (value, bool) {
+	xNull, xNullable := g.nullOf[x]
+	var vars []cp.IntVar
+	for _, y := range vs.vars {
+		if y == x {
+			return twoValued(neg(xv.null)), true // the row itself: x = x
+		}
+		if yNull, nullable := g.nullOf[y]; nullable && xv.k == kInt && (!xNullable || yNull != xNull) {
+			return value{}, false
+		}
+		vars = append(vars, y)
+	}
+	slices.SortFunc(vars, func(a, b cp.IntVar) int { return a.Index() - b.Index() })
+	vars = slices.Compact(vars)
+	var parts []form
+	if len(vs.consts) > 0 {
+		parts = append(parts, fIn{x: x, vals: vs.consts})
+	}
+	if len(vars) > 0 {
+		parts = append(parts, fInVars{x: x, vars: vars})
+	}
+	return twoValued(and(neg(xv.null), or(parts...))), true
 }

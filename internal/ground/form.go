@@ -46,17 +46,28 @@ type fEq struct {
 	not bool
 }
 
+// fInVars is "x equals one of vars" (positive only: its negation is a
+// conjunction of "x <> y"). A join of a decision column with another row's
+// decision column yields it (a web pod on the node of one of the batch's
+// cache pods), in one constraint where an equality literal per pair of
+// rows cost pods² literals.
+type fInVars struct {
+	x    cp.IntVar
+	vars []cp.IntVar
+}
+
 type fAnd []form
 type fOr []form
 
-func (fConst) isForm() {}
-func (fLit) isForm()   {}
-func (fLin) isForm()   {}
-func (fNe) isForm()    {}
-func (fIn) isForm()    {}
-func (fEq) isForm()    {}
-func (fAnd) isForm()   {}
-func (fOr) isForm()    {}
+func (fConst) isForm()  {}
+func (fLit) isForm()    {}
+func (fLin) isForm()    {}
+func (fNe) isForm()     {}
+func (fIn) isForm()     {}
+func (fEq) isForm()     {}
+func (fInVars) isForm() {}
+func (fAnd) isForm()    {}
+func (fOr) isForm()     {}
 
 var (
 	fTrue  form = fConst(true)
@@ -275,6 +286,12 @@ func neg(f form) form {
 		return fIn{x: f.x, vals: f.vals, not: !f.not}
 	case fEq:
 		return fEq{x: f.x, v: f.v, not: !f.not}
+	case fInVars:
+		out := make([]form, len(f.vars))
+		for i, y := range f.vars {
+			out[i] = neAtom(varLin(f.x).add(varLin(y), -1), 0)
+		}
+		return and(out...)
 	case fAnd:
 		f2, ok := equalitiesDecide(f)
 		switch {
@@ -400,6 +417,11 @@ func (g *grounder) litOf(f form) cp.Lit {
 			return l.Not()
 		}
 		return l
+	case fInVars:
+		b := m.NewBoolVar("")
+		g.post(f, b)
+		g.post(neg(f), b.Not())
+		return b
 	case fAnd:
 		lits := make([]cp.Lit, len(f))
 		for i, h := range f {
@@ -515,6 +537,8 @@ func (g *grounder) post(f form, enf ...cp.Lit) {
 		} else {
 			g.note(m.AddMembership(f.x, f.vals).OnlyEnforceIf(enf...))
 		}
+	case fInVars:
+		g.note(m.AddVarMembership(f.x, f.vars).OnlyEnforceIf(enf...))
 	case fAnd:
 		for _, h := range f {
 			g.post(h, enf...)
@@ -676,6 +700,10 @@ func (g *grounder) implLit(f form) cp.Lit {
 	case fOr:
 		b := g.m.NewBoolVar("")
 		g.note(g.m.AddBoolOr(g.clauseLits([]cp.Lit{b.Not()}, f)...))
+		return b
+	case fInVars:
+		b := g.m.NewBoolVar("")
+		g.post(f, b)
 		return b
 	}
 	return g.litOf(f)
