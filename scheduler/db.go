@@ -106,6 +106,44 @@ func (s *Scheduler) analyzeSometimes(ctx context.Context) {
 	s.lock.ExecContext(ctx, "analyze "+strings.Join(stateTables(), ", "))
 }
 
+// batchTableSizes tells SQLite's planner which state tables are small:
+// the batch's (a batch of pods, one arc, the nodes its pods need), where
+// the cluster's grow with it. SQLite gathers no statistics by itself and
+// without them takes every table to be as large as any other: it scanned
+// all of the cluster's affinity terms to find the batch's
+// (batch_affinity_term 1.4 → 0.2 ms per read at 500 nodes, 2,400 pods).
+// Statistics measured by ANALYZE would be worse than none: taken while
+// the informers fill the tables, they call the pod tables empty, and
+// service_zone_conflict then read 60 ms per batch. These are sizes in
+// kind, not counts, and never go stale.
+var batchTableSizes = []struct{ table, index, stat string }{
+	{"batch_pod", "sqlite_autoindex_batch_pod_1", "100 1"},
+	{"pending_pod", "sqlite_autoindex_pending_pod_1", "100 1"},
+	{"node_sample", "", "1"},
+	{"node_sample_node", "sqlite_autoindex_node_sample_node_1", "10 1"},
+}
+
+// hintSQLitePlanner loads batchTableSizes into SQLite's statistics (an
+// ANALYZE of the still empty tables creates sqlite_stat1; ANALYZE
+// sqlite_schema makes the planner read it).
+func hintSQLitePlanner(ctx context.Context, db *sql.DB) error {
+	st := []string{"analyze", "delete from sqlite_stat1"}
+	for _, t := range batchTableSizes {
+		idx := "null"
+		if t.index != "" {
+			idx = "'" + t.index + "'"
+		}
+		st = append(st, fmt.Sprintf("insert into sqlite_stat1 (tbl, idx, stat) values ('%s', %s, '%s')", t.table, idx, t.stat))
+	}
+	st = append(st, "analyze sqlite_schema")
+	for _, q := range st {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("scheduler: hinting SQLite's planner: %s: %w", q, err)
+		}
+	}
+	return nil
+}
+
 func (s *Scheduler) execOn(ctx context.Context, w txBeginner, st []stmt) error {
 	tx, err := w.BeginTx(ctx, nil)
 	if err != nil {
@@ -214,7 +252,10 @@ func (s *Scheduler) open(ctx context.Context) error {
 		}
 		db.SetMaxOpenConns(1) // one in-memory database
 		s.db, s.ownDB = db, true
-		return s.placement.CreateSchema(ctx, db)
+		if err := s.placement.CreateSchema(ctx, db); err != nil {
+			return err
+		}
+		return hintSQLitePlanner(ctx, db)
 	}
 	s.db = s.cfg.DB
 	if postgres(s.db) {

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -36,6 +37,26 @@ func TestNodeSampleGoesRoundTheCluster(t *testing.T) {
 			if k := sampleKey(n); k < lo || k >= hi {
 				t.Errorf("batch %d: %s on %s (key %d), outside the arc [%d, %d)", b, p, n, k, lo, hi)
 			}
+		}
+		// The database computes the free room of the arc's nodes only.
+		rows, err := s.DB().Query("select node_name from node_free")
+		if err != nil {
+			t.Fatal(err)
+		}
+		free := 0
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if k := sampleKey(n); k < lo || k >= hi {
+				t.Errorf("batch %d: node_free holds %s (key %d), outside the arc [%d, %d)", b, n, k, lo, hi)
+			}
+			free++
+		}
+		rows.Close()
+		if free == 0 || free == 40 {
+			t.Errorf("batch %d: node_free holds %d of 40 nodes", b, free)
 		}
 		quarters[lo] = true
 	}
@@ -186,5 +207,29 @@ func TestDefaultNodeSampleIsKubeSchedulers(t *testing.T) {
 	}
 	if a.whole() || in < 180 || in > 280 {
 		t.Errorf("arc %v holds %d of 500 nodes, want about 230", a, in)
+	}
+}
+
+// SQLite's planner is told the batch's tables are small: the batch's
+// affinity terms are found from the batch's pods, not by scanning every
+// pod's terms (its plan without the hint).
+func TestSQLitePlansFromTheBatch(t *testing.T) {
+	s := newTest(t, Config{})
+	rows, err := s.DB().Query("explain query plan select * from batch_affinity_term")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if len(plan) == 0 || !strings.HasPrefix(plan[0], "SCAN batch_pod") {
+		t.Fatalf("batch_affinity_term's plan starts elsewhere than the batch's pods:\n%s", strings.Join(plan, "\n"))
 	}
 }

@@ -196,18 +196,23 @@ create table pending_pod (
   place_weight bigint not null             -- reward for placing it (priority-ranked)
 );
 
--- Pods are placed on the sampled nodes (or none): the arc's, and those the
--- batch's pods need (node_sample_node). A hard constraint of the
+-- The sampled nodes: the arc's, and those the batch's pods need
+-- (node_sample_node). Computed by the database, which reads the sample
+-- keys through no index faster than the grounder would join them.
+create view sampled_node as
+select n.name as node_name from node n, node_sample s
+where (n.sample_key >= s.lo and n.sample_key < s.hi)
+   or (s.lo > s.hi and (n.sample_key >= s.lo or n.sample_key < s.hi))
+   or n.name in (select e.node_name from node_sample_node e);
+
+-- Pods are placed on the sampled nodes (or none). A hard constraint of the
 -- form "x is null or x in (select ...)": weave makes it the domain of the
 -- pod's node, so a model of a sampled batch has the sample's size.
 -- @hard_constraint
 create view node_sample_only as
 select * from pending_pod
 where pending_pod.node_name is null
-   or pending_pod.node_name in (select n.name from node n, node_sample s
-                                where (n.sample_key >= s.lo and n.sample_key < s.hi)
-                                   or (s.lo > s.hi and (n.sample_key >= s.lo or n.sample_key < s.hi))
-                                   or n.name in (select e.node_name from node_sample_node e));
+   or pending_pod.node_name in (select sampled_node.node_name from sampled_node);
 
 -- Pods holding resources on a node that the model does not decide.
 create view bound_pod as
@@ -219,6 +224,8 @@ where pod.node_name is not null and (pod.phase = 'Pending' or pod.phase = 'Runni
 
 -- What is left of each node after the bound pods: per-node aggregates,
 -- computed by the database, are all the placement model reads of them.
+-- Only the sampled nodes': every reader joins it with the pods on the
+-- node, and node_sample_only keeps pods off the others.
 create view node_free as
 select node.name as node_name,
   node.cpu_allocatable - coalesce(u.cpu, 0) as cpu_free,
@@ -227,11 +234,12 @@ select node.name as node_name,
   node.pods_allocatable - coalesce(u.pods, 0) as pods_free,
   node.cpu_allocatable - coalesce(u.cpu_limit, 0) as cpu_limit_free,
   node.memory_allocatable - coalesce(u.memory_limit, 0) as memory_limit_free
-from node left join
+from node join sampled_node sn on sn.node_name = node.name left join
   (select b.node_name, sum(b.cpu_request) as cpu, sum(b.memory_request) as memory,
           sum(b.storage_request) as storage, count(*) as pods,
           sum(b.cpu_limit) as cpu_limit, sum(b.memory_limit) as memory_limit
-   from bound_pod b group by b.node_name) u on u.node_name = node.name;
+   from bound_pod b join sampled_node bs on bs.node_name = b.node_name
+   group by b.node_name) u on u.node_name = node.name;
 
 -- The labels of the pods a model decides.
 create view batch_pod_label as
