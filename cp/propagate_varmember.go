@@ -10,7 +10,10 @@ import "slices"
 // the values some candidate can take. That union is exact once the
 // candidates are fixed, the usual end of a placement search ("the web pod
 // goes where a cache pod went"); before, it is computed over bitset
-// domains only, whose membership test is O(1).
+// domains only, whose membership test is O(1), and only while at most
+// maxUnionScan candidates are open: two open candidates over the sampled
+// nodes cover x's domain anyway, and scanning it at every change of 40
+// cache pods was 43% of the solve of an nginx+redis batch.
 type varMemberProp struct {
 	x    int32
 	vars []int32
@@ -26,12 +29,16 @@ func (p *varMemberProp) propagate(s *solver) bool {
 	}
 	x := p.x
 	p.cand = p.cand[:0]
+	open := 0 // unfixed candidates
 	for _, y := range p.vars {
 		if y == x {
 			return true // x == x: entailed
 		}
 		if s.mayEqual(x, y) {
 			p.cand = append(p.cand, y)
+			if !s.fixed(y) {
+				open++
+			}
 		}
 	}
 	switch {
@@ -44,19 +51,15 @@ func (p *varMemberProp) propagate(s *solver) bool {
 		return true
 	case len(p.cand) == 1:
 		return s.equalDomains(x, p.cand[0])
-	}
-	p.vals = p.vals[:0]
-	for _, y := range p.cand {
-		if !s.fixed(y) {
-			break
+	case open == 0:
+		p.vals = p.vals[:0]
+		for _, y := range p.cand {
+			p.vals = append(p.vals, s.lo[y])
 		}
-		p.vals = append(p.vals, s.lo[y])
-	}
-	if len(p.vals) == len(p.cand) {
 		slices.Sort(p.vals)
 		return s.restrictToSorted(x, slices.Compact(p.vals))
 	}
-	if s.bits[x] == nil {
+	if open > maxUnionScan || s.bits[x] == nil {
 		// Bounds: x lies within the candidates' hull.
 		lo, hi := int64(maxInt64), int64(minInt64)
 		for _, y := range p.cand {
@@ -93,6 +96,10 @@ func (p *varMemberProp) propagate(s *solver) bool {
 	}
 	return true
 }
+
+// maxUnionScan is the number of open candidates up to which x's domain
+// is filtered by their union.
+const maxUnionScan = 2
 
 // mayEqual reports whether x and y may still take the same value: exact
 // when either is fixed, their bounds overlapping otherwise.
