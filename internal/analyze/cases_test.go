@@ -500,3 +500,46 @@ create table t (a integer references u);`,
 5:27: t: column a references unknown table u`},
 	})
 }
+
+// A hard view whose whole check is the membership that gives the decision
+// column its domain is marked ByDomain (grounding skips it); a membership
+// beside another conjunct, a filter or a join, a join-derived domain, a
+// grouped view, or an "or" with something else than "is null" is not.
+func TestByDomain(t *testing.T) {
+	const schema = `create table node (name varchar(20) primary key, ready boolean not null, cpu integer not null);
+-- @variable_columns (node_name nullable)
+create table pod (name varchar(20) primary key, node_name varchar(20) references node(name), cpu integer not null, want varchar(20));
+`
+	for _, tc := range []struct {
+		view string
+		want bool
+	}{
+		{`select * from pod where pod.node_name in (select name from node where ready)`, true},
+		{`select * from pod where pod.node_name is null or pod.node_name in (select name from node where ready)`, true},
+		{`select * from pod where pod.node_name in (select name from node where ready) or pod.node_name is null`, true},
+		{`select * from pod where pod.node_name in ('a', 'b')`, true},
+		{`select * from pod where pod.cpu > 1 and pod.node_name in (select name from node where ready)`, false},
+		{`select * from pod where pod.node_name in (select name from node where ready) and pod.node_name <> 'x'`, false},
+		{`select * from pod where pod.want is null or pod.node_name in (select name from node where ready)`, false},
+		{`select * from pod where pod.node_name = 'x' or pod.node_name in (select name from node)`, false},
+		{`select * from pod join node on node.name = pod.node_name where node.ready`, false},
+		{`select * from pod where pod.node_name = pod.want`, false},
+		{`select * from pod where pod.node_name not in (select name from node where ready)`, false},
+		{`select * from pod where pod.node_name in (select name from node where node.cpu > pod.cpu)`, false},
+		{`select pod.node_name from pod group by pod.node_name having pod.node_name in (select name from node) and count(*) < 3`, false},
+	} {
+		p, err := analyzeSQL(t, schema+"-- @hard_constraint\ncreate view v as "+tc.view+";\n")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.view, err)
+		}
+		var v *ir.View
+		for _, w := range p.Views {
+			if w.Name == "v" {
+				v = w
+			}
+		}
+		if v == nil || v.ByDomain != tc.want {
+			t.Errorf("%s: ByDomain = %v, want %v", tc.view, v != nil && v.ByDomain, tc.want)
+		}
+	}
+}

@@ -29,9 +29,12 @@ func (a *analyzer) inferDomains() {
 		// choose the rows that are checked, but an equality join with an
 		// input column is what the paper's constraint_node_predicates
 		// relies on to keep a pod off names that match no node.
-		for _, e := range conjuncts(q.Check) {
+		checks := conjuncts(q.Check)
+		for _, e := range checks {
 			a.domainFrom(v, q, e, true)
 		}
+		v.ByDomain = !q.Aggregate && len(q.From) == 1 && q.From[0].Kind == ir.FromTable && len(q.Filters) == 0 &&
+			len(checks) == 1 && a.membershipDomain(v, q, checks[0])
 		// Only a view without grouping: in a grouped hard view the join
 		// merely chooses the rows that are counted (joining a helper view
 		// there must not restrict the column to that view's values).
@@ -190,6 +193,36 @@ func (a *analyzer) domainFrom(v *ir.View, q *ir.Query, e ir.Expr, check bool) {
 			})
 		}
 	}
+}
+
+// membershipDomain reports whether check is exactly a membership that
+// domainFrom made a domain source of: "x in (...)", or "x is null or x in
+// (...)" on a nullable x. The domain then holds every value the check
+// allows and no other (a nullable column's domain holds NULL).
+func (a *analyzer) membershipDomain(v *ir.View, q *ir.Query, check ir.Expr) bool {
+	in, ok := check.(*ir.In)
+	if b, isOr := check.(*ir.Binary); isOr && b.Op == "or" {
+		for _, pair := range [][2]ir.Expr{{b.L, b.R}, {b.R, b.L}} {
+			n, isNull := pair[0].(*ir.IsNull)
+			i, isIn := pair[1].(*ir.In)
+			if isNull && isIn && !n.Not && sameColumn(n.X, i.X) {
+				in, ok = i, true
+			}
+		}
+	}
+	if !ok {
+		return false
+	}
+	r, isCol := in.X.(*ir.ColRef)
+	if !isCol || r.Up != 0 || !r.IsVar {
+		return false
+	}
+	for _, d := range q.From[r.Source].Table.Columns[r.Col].Domain {
+		if d.View == v.Name && d.Pos == in.P {
+			return true
+		}
+	}
+	return false
 }
 
 // sameColumn reports whether two expressions are the same column of the

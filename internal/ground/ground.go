@@ -189,6 +189,10 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 		}
 		g.view = v.Name
 		vars0, cons0, t0 := g.m.NumVars(), g.m.NumConstraints(), time.Now()
+		if v.ByDomain && !g.opts.Explain {
+			g.count(v.Name, vars0, cons0) // the domain enforces it
+			continue
+		}
 		if v.Kind == ir.Hard {
 			g.inHard = true
 			g.hard(v)

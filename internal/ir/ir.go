@@ -188,6 +188,11 @@ type View struct {
 	Text string
 	// Variable reports whether the view depends on decision columns.
 	Variable bool
+	// ByDomain reports a hard view whose whole check is the membership
+	// that gives its table's decision column a domain ("select * from t
+	// where t.x in (select ...)", or "t.x is null or t.x in ..."): the
+	// domain enforces it, and grounding posts nothing for it.
+	ByDomain bool
 }
 
 // Query is a select block in comprehension form:
