@@ -427,7 +427,11 @@ func (g *grounder) domain(t *ir.Table, c *ir.Column) []int64 {
 				}
 			}
 		}
-		if d.Query != nil {
+		if col, ok := g.storedColumn(d.Query); ok {
+			for _, row := range col {
+				add(row)
+			}
+		} else if d.Query != nil {
 			r := g.eval(d.Query, nil)
 			for _, row := range r.rows {
 				if !isTrue(row.guard) || row.vals[0].k != kConst {
@@ -456,6 +460,34 @@ func (g *grounder) domain(t *ir.Table, c *ir.Column) []int64 {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
+}
+
+// storedColumn returns the values of q when q only reads one stored
+// column of a fetched relation ("select name from node", a foreign key's
+// or a pushed-down view's): the domain is read off the fetched rows, not
+// built as a relation of rows first (a row per node per batch).
+func (g *grounder) storedColumn(q *ir.Query) ([]any, bool) {
+	if q == nil || len(q.From) != 1 || len(q.Filters) > 0 || q.Aggregate || len(q.GroupBy) > 0 || len(q.Having) > 0 ||
+		q.Check != nil || len(q.Constraints) > 0 || len(q.Select) != 1 {
+		return nil, false
+	}
+	s := q.From[0]
+	c, ok := q.Select[0].Expr.(*ir.ColRef)
+	if !ok || c.Up != 0 || c.Source != 0 || c.IsVar || s.Kind != ir.FromTable && s.Kind != ir.FromInput {
+		return nil, false
+	}
+	if s.Kind == ir.FromTable && s.Table.Columns[c.Col].Variable {
+		return nil, false
+	}
+	data := g.relation(s.Name())
+	if data == nil {
+		g.fail("relation %s was not read", s.Name())
+	}
+	out := make([]any, len(data.Rows))
+	for i, r := range data.Rows {
+		out[i] = r[c.Col]
+	}
+	return out, true
 }
 
 // code converts a stored constant to the integer a variable would hold.
