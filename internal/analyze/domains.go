@@ -162,13 +162,9 @@ func (a *analyzer) domainFrom(v *ir.View, q *ir.Query, e ir.Expr, check bool) {
 		if e.Op == "or" {
 			// "c is null or c in (...)" pins a nullable column to the
 			// values listed or NULL, which its domain holds anyway.
-			for _, pair := range [][2]ir.Expr{{e.L, e.R}, {e.R, e.L}} {
-				n, isNull := pair[0].(*ir.IsNull)
-				in, isIn := pair[1].(*ir.In)
-				if isNull && isIn && !n.Not && sameColumn(n.X, in.X) {
-					if c := target(in.X); c != nil && c.Nullable {
-						a.domainFrom(v, q, in, check)
-					}
+			if in := nullOrIn(e); in != nil {
+				if c := target(in.X); c != nil && c.Nullable {
+					a.domainFrom(v, q, in, check)
 				}
 			}
 			return
@@ -200,17 +196,11 @@ func (a *analyzer) domainFrom(v *ir.View, q *ir.Query, e ir.Expr, check bool) {
 // (...)" on a nullable x. The domain then holds every value the check
 // allows and no other (a nullable column's domain holds NULL).
 func (a *analyzer) membershipDomain(v *ir.View, q *ir.Query, check ir.Expr) bool {
-	in, ok := check.(*ir.In)
+	in, _ := check.(*ir.In)
 	if b, isOr := check.(*ir.Binary); isOr && b.Op == "or" {
-		for _, pair := range [][2]ir.Expr{{b.L, b.R}, {b.R, b.L}} {
-			n, isNull := pair[0].(*ir.IsNull)
-			i, isIn := pair[1].(*ir.In)
-			if isNull && isIn && !n.Not && sameColumn(n.X, i.X) {
-				in, ok = i, true
-			}
-		}
+		in = nullOrIn(b)
 	}
-	if !ok {
+	if in == nil {
 		return false
 	}
 	r, isCol := in.X.(*ir.ColRef)
@@ -223,6 +213,19 @@ func (a *analyzer) membershipDomain(v *ir.View, q *ir.Query, check ir.Expr) bool
 		}
 	}
 	return false
+}
+
+// nullOrIn returns the membership of "c is null or c in (...)" (either
+// order), nil for any other disjunction.
+func nullOrIn(b *ir.Binary) *ir.In {
+	for _, pair := range [][2]ir.Expr{{b.L, b.R}, {b.R, b.L}} {
+		n, isNull := pair[0].(*ir.IsNull)
+		in, isIn := pair[1].(*ir.In)
+		if isNull && isIn && !n.Not && sameColumn(n.X, in.X) {
+			return in
+		}
+	}
+	return nil
 }
 
 // sameColumn reports whether two expressions are the same column of the
