@@ -95,6 +95,15 @@ type SolveOptions struct {
 	// instead of waiting for Timeout on objectives that are rarely proven
 	// optimal (max-min load balancing).
 	ImprovementTimeout time.Duration
+	// AbsoluteGapLimit, if > 0, stops the search once the best solution
+	// is proven within that much of the optimum (Result.Bound minus
+	// Result.Objective, in the objective's units, at most the limit):
+	// status Feasible unless they meet. A caller whose objective ranks
+	// one term far above the others (pods placed, then load balance)
+	// sets it below that term's unit to stop as soon as the bound shows
+	// no solution does better on it. The native engine honours it;
+	// backend/minizinc does not and runs to its other limits.
+	AbsoluteGapLimit int64
 	// NoExplain skips the explanation of an infeasible model.
 	NoExplain bool
 	// HintNulls makes a stored NULL in a nullable decision column a

@@ -49,6 +49,14 @@ type Params struct {
 	// objective-bound probe runs after the first solution rather than
 	// before the search, so that solution comes sooner.
 	ImprovementTimeout time.Duration
+	// AbsoluteGapLimit, if > 0, stops the search once the best solution
+	// is proven within that distance of the optimum: |Objective − Bound|
+	// <= AbsoluteGapLimit (status Feasible, or Optimal when they meet),
+	// as CP-SAT's absolute_gap_limit. The bound is the one proven at the
+	// root (presolve, the objective-bound probe, restarts), so it helps a
+	// model whose bound comes out tight; with an ImprovementTimeout the
+	// probe then runs as soon as the first solution is found.
+	AbsoluteGapLimit int64
 }
 
 // Status is the outcome of Solve.

@@ -26,11 +26,18 @@ type searchCtl struct {
 	hint    []int64
 	hasHint []bool
 
-	stopFirst    bool          // Params.StopAfterFirstSolution
-	stall        time.Duration // Params.ImprovementTimeout
-	lastImprove  time.Time     // when the incumbent last improved
-	useIncumbent bool          // solution-guided value choice
-	bestFit      bool          // bin-packing value choice: best fit instead of worst fit
+	stopFirst bool          // Params.StopAfterFirstSolution
+	stall     time.Duration // Params.ImprovementTimeout
+	gap       int64         // Params.AbsoluteGapLimit
+	// rootLo is the base-level lower bound of the minimised objective
+	// last seen (gap checks run deeper in the tree, where s.lo is not
+	// the proven bound); probePending: the objective-bound probe waits
+	// for the first solution, so the dive that finds it returns.
+	rootLo       int64
+	probePending bool
+	lastImprove  time.Time // when the incumbent last improved
+	useIncumbent bool      // solution-guided value choice
+	bestFit      bool      // bin-packing value choice: best fit instead of worst fit
 	objDir       []int8
 
 	start         time.Time
@@ -99,7 +106,16 @@ func (s *solver) checkStop(c *searchCtl) bool {
 	if c.ctx.Err() != nil {
 		c.stopped = true
 	}
+	if c.withinGap() {
+		c.stopped = true
+	}
 	return c.stopped
+}
+
+// withinGap reports whether the incumbent is proven within
+// Params.AbsoluteGapLimit of the optimum.
+func (c *searchCtl) withinGap() bool {
+	return c.gap > 0 && c.best != nil && c.bestObj-c.rootLo <= c.gap
 }
 
 type dfsResult int
@@ -140,6 +156,9 @@ func (s *solver) dfs(c *searchCtl, base int, conflictLimit int64) dfsResult {
 				}
 				if c.stopFirst {
 					return dfsFirst
+				}
+				if c.probePending {
+					return dfsLimit // run the bound probe now
 				}
 				s.objUB = c.bestObj - 1
 				s.enqueue(s.objProp)

@@ -78,7 +78,7 @@ func (m *Model) Solve(ctx context.Context, p Params) (*Response, error) {
 // newSearchCtl sets up the limits and bookkeeping of one search (one
 // worker's) under strategy st.
 func (m *Model) newSearchCtl(ctx context.Context, p Params, st strategy, start time.Time) *searchCtl {
-	c := &searchCtl{ctx: ctx, start: start, lastConf: -1, nodeLimit: p.NodeLimit, stopFirst: p.StopAfterFirstSolution, stall: p.ImprovementTimeout, conflictsByCon: map[int]int64{},
+	c := &searchCtl{ctx: ctx, start: start, lastConf: -1, nodeLimit: p.NodeLimit, stopFirst: p.StopAfterFirstSolution, stall: p.ImprovementTimeout, gap: p.AbsoluteGapLimit, conflictsByCon: map[int]int64{},
 		rng: rand.New(rand.NewPCG(uint64(p.Seed+st.seed), 0x9e3779b97f4a7c15)), strat: st}
 	if p.TimeLimit > 0 {
 		c.deadline = start.Add(p.TimeLimit)
@@ -174,6 +174,10 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 		}
 	}
 	probeLater = probeLater && !c.strat.noProbe
+	c.probePending = probeLater && c.gap > 0
+	if s.hasObj {
+		c.rootLo = s.lo[s.objVar]
+	}
 	s.ctl = nil // the search polls shouldStop itself
 	lns := &lnsState{frac: 0.2}
 	var i int64
@@ -205,7 +209,7 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 			break
 		}
 		if probeLater && c.best != nil && s.hasObj {
-			probeLater = false
+			probeLater, c.probePending = false, false
 			if !s.probeObjectiveBound(c, 24, probeBudget) {
 				if s.aborted {
 					break
@@ -217,6 +221,12 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 			}
 			if s.lo[s.objVar] >= c.bestObj {
 				return Optimal, nil // the bound meets the incumbent
+			}
+		}
+		if s.hasObj {
+			c.rootLo = s.lo[s.objVar]
+			if c.withinGap() {
+				return Feasible, nil
 			}
 		}
 		c.restarts++

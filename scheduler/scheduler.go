@@ -44,7 +44,22 @@ type Config struct {
 	// are rarely proven optimal, and on the nginx+redis and heterogeneous
 	// workloads waiting 20 ms instead of 5 ms improved neither the objective
 	// nor the pods placed. 0 means 5ms; negative waits for Timeout.
+	// A placement batch may end sooner, by GapLimit.
 	ImprovementTimeout time.Duration
+	// GapLimit ends a placement batch, without waiting out
+	// ImprovementTimeout, once the solver proves its placement within
+	// that many objective units of the best one (Weave's
+	// SolveOptions.AbsoluteGapLimit). Any limit below a pod's reward
+	// means no placement places more pods; the default, 50, also means
+	// the load-balancing policies' least spare capacities (S2–S5, in
+	// units of 100 millicores and 100 MiB) are within 50 such units of
+	// their best in total. nginx+redis batches at 500 nodes prove that within
+	// 3 ms and used to wait 5 ms more for nothing; on the heterogeneous
+	// workload a limit of 500,000 (stop once no more pods fit) lost 4 of
+	// 112 complete placements, 50 none. 0 means 50; negative turns it
+	// off. Preemption plans do not use it: their evictions are worth
+	// minimising to the end.
+	GapLimit int64
 	// PreemptionImprovementTimeout is ImprovementTimeout for preemption
 	// plans; 0 means 50ms, negative waits for Timeout. A plan's first
 	// solution rarely places its pods (each needs several evictions at
@@ -141,6 +156,12 @@ func New(cfg Config) (*Scheduler, error) {
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 2 * time.Second
+	}
+	switch {
+	case cfg.GapLimit == 0:
+		cfg.GapLimit = 50
+	case cfg.GapLimit < 0:
+		cfg.GapLimit = 0
 	}
 	switch {
 	case cfg.ImprovementTimeout == 0:
@@ -686,11 +707,12 @@ func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*
 	if err := s.exec(ctx, append(loadModelPods(all, victims, hint), a.write()...)); err != nil {
 		return nil, nil, err
 	}
-	improvement := s.cfg.ImprovementTimeout
+	improvement, gap := s.cfg.ImprovementTimeout, s.cfg.GapLimit
 	if m == s.preemption {
-		improvement = s.cfg.PreemptionImprovementTimeout
+		// A plan's evictions are worth minimising to the end.
+		improvement, gap = s.cfg.PreemptionImprovementTimeout, 0
 	}
-	res, err := m.Solve(ctx, weave.SolveOptions{Timeout: timeout, ImprovementTimeout: improvement, Verify: s.cfg.Verify, Seed: s.cfg.Seed, Workers: s.cfg.Workers, NoExplain: true, Backend: s.cfg.Backend,
+	res, err := m.Solve(ctx, weave.SolveOptions{Timeout: timeout, ImprovementTimeout: improvement, AbsoluteGapLimit: gap, Verify: s.cfg.Verify, Seed: s.cfg.Seed, Workers: s.cfg.Workers, NoExplain: true, Backend: s.cfg.Backend,
 		HintNulls: hint != nil})
 	if err != nil {
 		return nil, nil, err

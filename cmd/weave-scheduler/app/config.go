@@ -30,6 +30,10 @@ type Config struct {
 	// improved for that long (scheduler.Config.ImprovementTimeout); 0 is
 	// the scheduler's default, negative waits for SolverTimeout.
 	SolverImprovementTimeout time.Duration `json:"solverImprovementTimeout,omitempty"`
+	// SolverGapLimit ends a placement solve once it is proven within that
+	// many objective units of the best placement
+	// (scheduler.Config.GapLimit); 0: 50, negative: off.
+	SolverGapLimit int64 `json:"solverGapLimit,omitempty"`
 	// PreemptionImprovementTimeout is the same for preemption plans
 	// (scheduler.Config.PreemptionImprovementTimeout; 0: 50ms).
 	PreemptionImprovementTimeout time.Duration `json:"preemptionImprovementTimeout,omitempty"`
@@ -121,6 +125,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.DurationVar(&c.BatchWait, "batch-wait", cfg.BatchWait, "solve a smaller batch after this long with no new pending pod")
 	fs.DurationVar(&c.SolverTimeout, "solver-timeout", cfg.SolverTimeout, "time limit of each solve")
 	fs.DurationVar(&c.SolverImprovementTimeout, "solver-improvement-timeout", cfg.SolverImprovementTimeout, "end a solve once the placement has not improved for this long (0: 5ms; negative: run to --solver-timeout)")
+	fs.Int64Var(&c.SolverGapLimit, "solver-gap-limit", cfg.SolverGapLimit, "end a placement solve once it is proven within this many objective units of the best (0: 50; negative: off)")
 	fs.DurationVar(&c.PreemptionImprovementTimeout, "preemption-improvement-timeout", cfg.PreemptionImprovementTimeout, "end a preemption plan's solve once it has not improved for this long (0: 50ms; negative: run to --solver-timeout)")
 	fs.IntVar(&c.NodeSample, "node-sample", cfg.NodeSample, "most nodes a placement batch considers on a larger cluster (0: kube-scheduler's adaptive share, 230 of 500 nodes; negative: every node)")
 	fs.IntVar(&c.BindWorkers, "bind-workers", cfg.BindWorkers, "parallel bindings")

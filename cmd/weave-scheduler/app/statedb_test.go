@@ -196,7 +196,7 @@ func TestDeployConfigMap(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "config.yaml")
 	os.WriteFile(f, []byte(text), 0o644)
 	cfg, err := ParseFlags([]string{"--config", f})
-	if err != nil || cfg.StateDB != "" || cfg.SchedulerName != "weave-scheduler" {
+	if err != nil || cfg.StateDB != "" || cfg.SchedulerName != "weave-scheduler" || cfg.SolverGapLimit != 50 {
 		t.Fatalf("%+v %v", cfg, err)
 	}
 	text = strings.ReplaceAll(text, "# stateDB:", "stateDB:")
