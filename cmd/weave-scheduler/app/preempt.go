@@ -224,9 +224,17 @@ func (s *Server) carryOut(ctx context.Context, bs []scheduler.Binding, ev []sche
 				}
 				names = append(names, sharedNames...)
 				sort.Strings(names)
+				// Each preemptor's nominatedNodeName patch at once: one after the other, a node's second
+				// preemptor was bound a patch round trip later (experiment 4: two preemptors per node).
+				var nwg sync.WaitGroup
 				for _, p := range on[n] {
-					s.nominationReady(ctx, p, n, names)
+					nwg.Add(1)
+					go func() {
+						defer nwg.Done()
+						s.nominationReady(ctx, p, n, names)
+					}()
 				}
+				nwg.Wait()
 			}()
 		}
 		wg.Wait()
