@@ -108,7 +108,7 @@ func runPreemption(ctx context.Context, r *Runner) error {
 		return err
 	}
 	var rows, podRows, trows [][]string
-	var ss []series
+	var ss, zoom []series
 	runs := map[string]*preemptRun{}
 	for _, name := range r.schedulers() {
 		ns := "preempt-" + name
@@ -144,6 +144,20 @@ func runPreemption(ctx context.Context, r *Runner) error {
 			}
 			xs, ys = append(xs, end), append(ys, ys[len(ys)-1])
 			ss = append(ss, series{name: fmt.Sprintf("%s %s (priority %d)", shortName(name), g.name, g.priority), xs: xs, ys: ys, dashed: name == kubeName, color: gi + 1})
+		}
+		// The high group's arrival, closer: its pods and the medium ones they preempt, from the burst's end.
+		arr := run.bursts[run.high.name].end.Sub(run.t0).Seconds()
+		for gi, g := range groups[1:] {
+			xs, ys := []float64{}, []float64{}
+			for _, ch := range run.changes {
+				if t := ch.t.Seconds() - arr; t >= -0.05 {
+					if len(xs) == 0 {
+						xs, ys = append(xs, -0.05), append(ys, float64(prevRunning(run.changes, ch, g.priority)))
+					}
+					xs, ys = append(xs, t, t), append(ys, ys[len(ys)-1], float64(ch.running[g.priority]))
+				}
+			}
+			zoom = append(zoom, series{name: fmt.Sprintf("%s %s (priority %d)", shortName(name), g.name, g.priority), xs: xs, ys: ys, dashed: name == kubeName, color: gi + 2})
 		}
 		for _, ch := range run.changes {
 			for _, g := range groups {
@@ -196,11 +210,27 @@ func runPreemption(ctx context.Context, r *Runner) error {
 		s.Findings = append(s.Findings, fmt.Sprintf("Per high-priority pod, Create sent → Running: weave-scheduler p50 %.2f s, p90 %.2f s; kube-scheduler p50 %.2f s, p90 %.2f s.",
 			percentile(wl, 50), percentile(wl, 90), percentile(kl, 50), percentile(kl, 90)))
 	}
-	return r.lineFigure(s, "preemption", "Running pods per priority (solid: weave-scheduler, dashed: kube-scheduler)", "time (s)", "running pods", ss, func(p *plot.Plot) {
+	legend := func(p *plot.Plot) {
 		p.Y.Min = 0
 		p.Legend.Top = false
 		p.Legend.Left = true
-	})
+	}
+	if err := r.lineFigure(s, "preemption", "Running pods per priority (solid: weave-scheduler, dashed: kube-scheduler)", "time (s)", "running pods", ss, legend); err != nil {
+		return err
+	}
+	return r.lineFigure(s, "preemption_high", "After the high-priority burst (solid: weave-scheduler, dashed: kube-scheduler)", "time since the burst's last Create returned (s)", "running pods", zoom, legend)
+}
+
+// prevRunning is the Running count of priority prio just before change ch.
+func prevRunning(changes []runChange, ch runChange, prio int32) int {
+	n := 0
+	for _, c := range changes {
+		if c.t >= ch.t {
+			break
+		}
+		n = c.running[prio]
+	}
+	return n
 }
 
 func shortName(s string) string {
