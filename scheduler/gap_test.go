@@ -34,9 +34,9 @@ func (b *gapBackend) Solve(ctx context.Context, m *cp.Model, p cp.Params) (*cp.R
 // of the objective. A negative GapLimit passes no limit to the solver.
 func TestGapLimitEndsAPlacementBatch(t *testing.T) {
 	// 30 pods onto 60 nodes: the solver's bound comes within 50 (about 40).
-	setup := func(t *testing.T, gap int64) (*Scheduler, *gapBackend) {
+	setup := func(t *testing.T) (*Scheduler, *gapBackend) {
 		b := &gapBackend{}
-		s := newTest(t, Config{Timeout: time.Minute, ImprovementTimeout: time.Minute, GapLimit: gap, Backend: b})
+		s := newTest(t, Config{Timeout: time.Minute, ImprovementTimeout: time.Minute, Backend: b})
 		for i := 0; i < 60; i++ {
 			addNodes(t, s, Node{Name: fmt.Sprintf("n%02d", i), CPU: 64000, Memory: 256000, Pods: 110, Zone: fmt.Sprintf("z%d", i%3)})
 		}
@@ -46,7 +46,7 @@ func TestGapLimitEndsAPlacementBatch(t *testing.T) {
 		return s, b
 	}
 	t.Run("default", func(t *testing.T) {
-		s, b := setup(t, 0)
+		s, b := setup(t)
 		t0 := time.Now()
 		placed, us := schedule(t, s)
 		if took := time.Since(t0); took > 30*time.Second {

@@ -53,12 +53,12 @@ type Config struct {
 	// means no placement places more pods; the default, 50, also means
 	// the load-balancing policies' least spare capacities (S2–S5, in
 	// units of 100 millicores and 100 MiB) are within 50 such units of
-	// their best in total. nginx+redis batches at 500 nodes prove that within
-	// 3 ms and used to wait 5 ms more for nothing; on the heterogeneous
-	// workload a limit of 500,000 (stop once no more pods fit) lost 4 of
-	// 112 complete placements, 50 none. 0 means 50; negative turns it
-	// off. Preemption plans do not use it: their evictions are worth
-	// minimising to the end.
+	// their best in total. nginx+redis batches at 500 nodes prove that
+	// within 3 ms; the 5 ms wait it replaces bought 0.6 units on average.
+	// On the heterogeneous workload a limit of 500,000 (stop once no more
+	// pods fit) lost 4 of 112 complete placements, 50 none. 0 means 50;
+	// negative turns it off. Preemption plans do not use it: their
+	// evictions are worth minimising to the end.
 	GapLimit int64
 	// PreemptionImprovementTimeout is ImprovementTimeout for preemption
 	// plans; 0 means 50ms, negative waits for Timeout. A plan's first
