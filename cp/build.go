@@ -260,7 +260,7 @@ func (s *solver) addBinPacking(c *ConstraintInfo, ci int) {
 	for i, x := range c.Vars {
 		p.total += c.Values[i]
 		d := s.m.doms[x.idx]
-		if d.Intersect(binSet).Size() != d.Size() {
+		if !d.subsetOf(binSet) {
 			p.closed = false
 		}
 	}

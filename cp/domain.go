@@ -154,6 +154,38 @@ func (d Domain) Complement() Domain {
 	return Domain{ivs: out}
 }
 
+// NumIntervals returns the number of maximal intervals of the domain.
+func (d Domain) NumIntervals() int { return len(d.ivs) }
+
+// Interval returns the i-th interval [lo, hi] of the domain, ascending
+// (0 <= i < NumIntervals): with NumIntervals, a walk over the domain
+// that allocates nothing, where Intervals copies them.
+func (d Domain) Interval(i int) (lo, hi int64) { return d.ivs[i].lo, d.ivs[i].hi }
+
+// subsetOf reports whether every value of d is in o, without building
+// the intersection.
+func (d Domain) subsetOf(o Domain) bool {
+	j := 0
+	for _, iv := range d.ivs {
+		lo := iv.lo
+		for {
+			for j < len(o.ivs) && o.ivs[j].hi < lo {
+				j++
+			}
+			if j == len(o.ivs) || o.ivs[j].lo > lo {
+				return false
+			}
+			if o.ivs[j].hi >= iv.hi {
+				break
+			}
+			// o's interval ends inside iv: the rest must start right after.
+			lo = o.ivs[j].hi + 1
+			j++
+		}
+	}
+	return true
+}
+
 // Intervals returns the domain as [lo, hi] pairs, ascending; useful for
 // translating a model to other solvers.
 func (d Domain) Intervals() [][2]int64 {

@@ -729,21 +729,47 @@ func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*
 	}
 	// Independent check: the hard policies, restated in Go, over the
 	// state the solution would produce.
-	after := relax(s.state.Clone(), s.off)
+	if err := s.checkAfter(pods, victims, placed); err != nil {
+		return nil, res, fmt.Errorf("%w: %v", ErrCheck, err)
+	}
+	return placed, res, nil
+}
+
+// checkAfter runs State.Check over the state as it would be with the
+// batch's pods on their placed nodes and the victims that lost theirs
+// gone. With every policy enabled the state is changed in place for the
+// check and restored after it (s.mu is held): copying every node and pod
+// of the cluster per batch cost more than the check itself. A disabled
+// policy needs a relaxed copy.
+func (s *Scheduler) checkAfter(pods, victims []*Pod, placed map[string]string) error {
+	after := s.state
+	if len(s.off) > 0 {
+		after = relax(s.state.Clone(), s.off)
+	}
+	saved := make(map[string]*Pod, len(pods)+len(victims))
+	defer func() {
+		for name, p := range saved {
+			after.Pods[name] = p
+		}
+	}()
 	for _, v := range victims {
 		if placed[v.Name] == "" {
+			if _, ok := saved[v.Name]; !ok {
+				saved[v.Name] = after.Pods[v.Name]
+			}
 			delete(after.Pods, v.Name)
 		}
 	}
 	for _, p := range pods {
-		c := *after.Pods[p.Name]
+		cur := after.Pods[p.Name]
+		if _, ok := saved[p.Name]; !ok {
+			saved[p.Name] = cur
+		}
+		c := *cur
 		c.NodeName = placed[p.Name]
 		after.Pods[p.Name] = &c
 	}
-	if err := after.Check(pods); err != nil {
-		return nil, res, fmt.Errorf("%w: %v", ErrCheck, err)
-	}
-	return placed, res, nil
+	return after.Check(pods)
 }
 
 // ErrNoSolution is returned when the solver finds no solution in time.

@@ -128,11 +128,11 @@ func (g *grounder) varValue(x cp.IntVar, t ir.Type) value {
 	}
 	switch t {
 	case ir.String:
-		return value{k: kStr, sv: x, null: null}
+		return value{k: kStr, sym: &sym{sv: x}, null: null}
 	case ir.Bool:
-		return value{k: kBool, t: g.eq(x, 1), f: g.eq(x, 0), null: null}
+		return value{k: kBool, sym: &sym{t: g.eq(x, 1), f: g.eq(x, 0)}, null: null}
 	}
-	return value{k: kInt, lin: varLin(x), null: null}
+	return value{k: kInt, sym: &sym{lin: varLin(x)}, null: null}
 }
 
 // source evaluates one source of a query.
@@ -755,10 +755,11 @@ func (g *grounder) varIndexOf(r *rel, col int) map[int64][]candidate {
 
 // eachValue calls f with each value of dom in increasing order.
 func eachValue(dom cp.Domain, f func(int64)) {
-	for _, iv := range dom.Intervals() {
-		for d := iv[0]; ; d++ {
+	for i := range dom.NumIntervals() {
+		lo, hi := dom.Interval(i)
+		for d := lo; ; d++ {
 			f(d)
-			if d == iv[1] {
+			if d == hi {
 				break
 			}
 		}

@@ -21,7 +21,7 @@ func (g *grounder) expr(e ir.Expr, sc scope) value {
 			t, f := truth(x)
 			if x.k == kBool {
 				// NOT keeps the operand's NULL condition.
-				return value{k: kBool, t: f, f: t, null: x.null}
+				return value{k: kBool, sym: &sym{t: f, f: t}, null: x.null}
 			}
 			return boolVal(f, t)
 		}
@@ -305,7 +305,7 @@ func (g *grounder) compare(op string, l, r value) value {
 	if isFalse(t) && isFalse(f) {
 		return constVal(nil)
 	}
-	return value{k: kBool, t: t, f: f, null: neg(notNull)}
+	return value{k: kBool, sym: &sym{t: t, f: f}, null: neg(notNull)}
 }
 
 func isBoolConst(v value) bool {
