@@ -150,10 +150,18 @@ func (s *Scheduler) execOn(ctx context.Context, w txBeginner, st []stmt) error {
 		return fmt.Errorf("scheduler: state database: %w", err)
 	}
 	defer tx.Rollback()
+	// A batch writes the same few statements hundreds of times (a row per
+	// pod, label, term): each is bound to the transaction once.
+	bound := map[*sql.Stmt]*sql.Stmt{}
 	for _, x := range st {
 		var err error
 		if p, ok := s.prepared[x.q]; ok {
-			_, err = tx.StmtContext(ctx, p).ExecContext(ctx, x.args...)
+			b := bound[p]
+			if b == nil {
+				b = tx.StmtContext(ctx, p)
+				bound[p] = b
+			}
+			_, err = b.ExecContext(ctx, x.args...)
 		} else {
 			_, err = tx.ExecContext(ctx, x.q, x.args...)
 		}

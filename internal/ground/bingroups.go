@@ -48,7 +48,7 @@ func (g *grounder) membersOf(grp *group) []member {
 			t := g.newTuple(n)
 			copy(t.rows, p.prefix.rows)
 			t.rows[lz.src] = &lz.r.rows[c.row]
-			t.outer, t.guard = p.prefix.outer, c.cond()
+			t.outer, t.guard = p.prefix.outer, c.cond(g.m)
 			grp.members = append(grp.members, member{t: t, guard: t.guard})
 		}
 	}
@@ -193,7 +193,7 @@ func (g *grounder) binGroups(q *ir.Query, outer *tuple) ([]*group, bool) {
 		first := g.newTuple(n)
 		copy(first.rows, t.rows)
 		first.rows[last] = &r.rows[cands[0].row]
-		first.outer, first.guard = t.outer, cands[0].cond()
+		first.outer, first.guard = t.outer, cands[0].cond(g.m)
 		grp := &group{q: q, key: key, outer: outer, first: first,
 			lazy: &lazyGroup{parts: []lazyPart{{t, cands}}, src: last, r: r},
 			bin:  &binGroup{v: list.v, items: list.items}, list: list}
@@ -292,7 +292,7 @@ func (g *grounder) binListOf(cands []candidate) (*binList, bool) {
 	h := uint64(len(cands))
 	for i := range cands {
 		c := &cands[i]
-		x, v := c.x, c.v
+		x, v := g.m.Var(int(c.x)), c.v
 		if c.guard != nil {
 			e, ok := c.guard.(fEq)
 			if !ok || e.not {
@@ -354,7 +354,7 @@ func (g *grounder) lazySizes(e *ir.Agg, grp *group) ([]int64, bool) {
 	copy(t.rows, part.prefix.rows)
 	sizes := make([]int64, len(part.cands))
 	for i, c := range part.cands {
-		t.rows[lz.src], t.guard = &lz.r.rows[c.row], c.cond()
+		t.rows[lz.src], t.guard = &lz.r.rows[c.row], c.cond(g.m)
 		v, ok := size(t)
 		if !ok {
 			if own {

@@ -338,6 +338,10 @@ func (g *grounder) joinPruned(q *ir.Query, outer *tuple, skip []skipRow) []*tupl
 			eqs[k] = colEqOf(f)
 		}
 		next := make([]*tuple, 0, len(tuples))
+		// A tuple a stored-value filter rejects before any expression
+		// sees it is used again for the next candidate (a third of a
+		// placement batch's join tuples).
+		var spare *tuple
 		for ti, t := range tuples {
 			cands := lookup.candidates(g, t, r, skipI)
 			if ti == 0 && len(cands) > 1 {
@@ -347,18 +351,22 @@ func (g *grounder) joinPruned(q *ir.Query, outer *tuple, skip []skipRow) []*tupl
 				next = slices.Grow(next, min(len(tuples)*len(cands), 1<<16))
 			}
 			for _, c := range cands {
-				if skipI != nil && skipI(r, c.row) {
+				if skipI != nil && skipI(r, int(c.row)) {
 					continue
 				}
 				rw := &r.rows[c.row]
-				guard := and2(and2(t.guard, rw.guard), c.cond())
+				guard := and2(and2(t.guard, rw.guard), c.cond(g.m))
 				if isFalse(guard) {
 					continue
 				}
-				nt := g.newTuple(n)
+				nt := spare
+				if spare = nil; nt == nil {
+					nt = g.newTuple(n)
+				}
 				nt.outer = outer
 				copy(nt.rows, t.rows)
 				nt.rows[i] = rw
+				seen := false // an expression was evaluated on nt
 				for k, f := range byLevel[i] {
 					if f == lookup.used {
 						continue
@@ -366,12 +374,16 @@ func (g *grounder) joinPruned(q *ir.Query, outer *tuple, skip []skipRow) []*tupl
 					if eqs[k] != nil {
 						if holds, decided := eqs[k].test(nt); decided {
 							if !holds {
+								if !seen {
+									spare = nt // nothing refers to it
+								}
 								guard = fFalse
 								break
 							}
 							continue
 						}
 					}
+					seen = true
 					ft := truthT(g.expr(f, scope{t: nt}))
 					if guard = and2(guard, ft); isFalse(guard) {
 						break
@@ -476,19 +488,23 @@ func (g *grounder) newTuple(n int) *tuple {
 // candidate is a row of the next source and the extra condition under
 // which it joins: guard, or when guard is nil "x = v" (the index of a
 // decision column lists rows × values; the form is made when used).
+//
+// An index of a decision column holds one per (row, value) pair: 100
+// pods × 250 nodes per placement batch. So it is kept small: x is the
+// variable's index in the model (32 bytes a candidate, was 48).
 type candidate struct {
-	row   int
-	guard form
-	x     cp.IntVar
+	row   int32
+	x     int32
 	v     int64
+	guard form
 }
 
 // cond is the condition under which the candidate joins.
-func (c *candidate) cond() form {
+func (c *candidate) cond(m *cp.Model) form {
 	if c.guard != nil {
 		return c.guard
 	}
-	return fEq{x: c.x, v: c.v}
+	return fEq{x: m.Var(int(c.x)), v: c.v}
 }
 
 // lookupPlan says how to find the rows of source i that join a tuple.
@@ -515,7 +531,7 @@ func (p *lookupPlan) candidates(g *grounder, t *tuple, r *rel, skip skipRow) []c
 		if p.all == nil {
 			p.all = make([]candidate, len(r.rows))
 			for i := range r.rows {
-				p.all[i] = candidate{row: i, guard: fTrue}
+				p.all[i] = candidate{row: int32(i), guard: fTrue}
 			}
 		}
 		return p.all
@@ -583,7 +599,7 @@ func (p *lookupPlan) candidates(g *grounder, t *tuple, r *rel, skip skipRow) []c
 		}
 		var l form
 		for _, c := range rows {
-			if skip != nil && skip(r, c.row) {
+			if skip != nil && skip(r, int(c.row)) {
 				continue
 			}
 			if l == nil {
@@ -614,7 +630,7 @@ func (p *lookupPlan) scan(g *grounder, t *tuple, r *rel, v value) []candidate {
 		eq := g.compare("=", v, r.rows[i].vals[p.col])
 		tf := truthT(eq)
 		if !isFalse(tf) {
-			out = append(out, candidate{row: i, guard: tf})
+			out = append(out, candidate{row: int32(i), guard: tf})
 		}
 	}
 	return out
@@ -732,9 +748,9 @@ func (g *grounder) varIndexOf(r *rel, col int) map[int64][]candidate {
 			if e.nullable && d == e.null {
 				return
 			}
-			c := candidate{row: i, x: e.x, v: d}
+			c := candidate{row: int32(i), x: int32(e.x.Index()), v: d}
 			if e.fixed {
-				c = candidate{row: i, guard: fTrue}
+				c = candidate{row: int32(i), guard: fTrue}
 			}
 			if d >= 0 && d < int64(len(denseLists)) {
 				denseLists[d] = append(denseLists[d], c)
@@ -774,7 +790,7 @@ func (g *grounder) indexOf(r *rel, col int) map[any][]candidate {
 	ix := map[any][]candidate{}
 	for i, rw := range r.rows {
 		if c := rw.vals[col].c; c != nil {
-			ix[c] = append(ix[c], candidate{row: i, guard: fTrue})
+			ix[c] = append(ix[c], candidate{row: int32(i), guard: fTrue})
 		}
 	}
 	g.index[k] = ix
@@ -784,19 +800,35 @@ func (g *grounder) indexOf(r *rel, col int) map[any][]candidate {
 // project computes q's output rows.
 func (g *grounder) project(q *ir.Query, outer *tuple) *rel {
 	out := &rel{constCols: make([]bool, len(q.Select))}
+	// The rows' values are cut from one slab sized for every input tuple
+	// or group (a row each): one allocation, not one per row.
+	var slab []value
 	emit := func(sc scope, guard form) {
-		vals := make([]value, len(q.Select))
+		if len(slab) < len(q.Select) {
+			// HAVING may drop most groups: the slab grows in chunks.
+			slab = make([]value, 64*len(q.Select))
+		}
+		vals := slab[:len(q.Select):len(q.Select)]
+		slab = slab[len(q.Select):]
 		for i, o := range q.Select {
 			vals[i] = g.expr(o.Expr, sc)
 		}
 		out.rows = append(out.rows, row{vals: vals, guard: guard})
 	}
 	if !q.Aggregate {
-		for _, t := range g.join(q, outer) {
+		tuples := g.join(q, outer)
+		out.rows = make([]row, 0, len(tuples))
+		slab = make([]value, len(tuples)*len(q.Select))
+		for _, t := range tuples {
 			emit(scope{t: t}, t.guard)
 		}
 	} else {
-		for _, grp := range g.groupsOf(q, outer) {
+		groups := g.groupsOf(q, outer)
+		if len(q.Having) == 0 {
+			out.rows = make([]row, 0, len(groups))
+			slab = make([]value, len(groups)*len(q.Select))
+		}
+		for _, grp := range groups {
 			guard := g.groupGuard(grp)
 			for _, h := range q.Having {
 				ht := truthT(g.expr(h, scope{grp: grp}))
