@@ -188,7 +188,31 @@ func (m *Model) AddMembership(x IntVar, values []int64) Constraint {
 	if !m.okVar(x, "membership") || !m.okValues(values, "membership") {
 		return m.rejected()
 	}
-	return m.add(ConstraintInfo{Kind: KindMembership, Vars: []IntVar{x}, Values: append([]int64(nil), values...)})
+	return m.add(ConstraintInfo{Kind: KindMembership, Vars: []IntVar{x}, Values: m.valueSet(values)})
+}
+
+// valueSet returns the model's copy of a membership's values, one copy
+// shared by every membership that lists the same values in the same
+// order (the model's constraints never change their values). A placement
+// model tests a hundred pods against the same nodes of a zone, and a
+// reified membership posts the set twice (in, and not in): one copy, and
+// one domain in the solver, instead of one per constraint.
+func (m *Model) valueSet(values []int64) []int64 {
+	h := uint64(len(values))
+	for _, v := range values {
+		h = (h ^ uint64(v)) * 0x100000001B3
+	}
+	for _, s := range m.valueSets[h] {
+		if slices.Equal(s, values) {
+			return s
+		}
+	}
+	if m.valueSets == nil {
+		m.valueSets = map[uint64][][]int64{}
+	}
+	s := append([]int64(nil), values...)
+	m.valueSets[h] = append(m.valueSets[h], s)
+	return s
 }
 
 // AddVarMembership adds "x equals one of vars": x ∈ {vars[i]}, a
@@ -208,7 +232,7 @@ func (m *Model) AddNonMembership(x IntVar, values []int64) Constraint {
 	if !m.okVar(x, "non_membership") || !m.okValues(values, "non_membership") {
 		return m.rejected()
 	}
-	return m.add(ConstraintInfo{Kind: KindNonMembership, Vars: []IntVar{x}, Values: append([]int64(nil), values...)})
+	return m.add(ConstraintInfo{Kind: KindNonMembership, Vars: []IntVar{x}, Values: m.valueSet(values)})
 }
 
 // AddBinPacking adds loads[j] == Σ_i sizes[i]*[assign[i] == bins[j]] for

@@ -97,6 +97,7 @@ func newSolver(m *Model, withObjective bool) (s *solver, ok bool) {
 	s.isDerived = make([]bool, len(m.doms))
 	s.dropped = make([]bool, len(m.cons))
 	enc := map[int32]*encodingProp{}
+	sets := map[*int64]Domain{}
 	for ci := range m.cons {
 		c := &m.cons[ci]
 		enf := litIdx(c.Enforcement)
@@ -143,7 +144,17 @@ func newSolver(m *Model, withObjective bool) (s *solver, ok bool) {
 			s.addProp(&tableProp{vars: vars, tuples: c.Tuples}, vars, 1, true, ci)
 		case KindMembership, KindNonMembership:
 			x := c.Vars[0].idx
-			p := &memberProp{x: x, set: DomainFromValues(c.Values...), neg: c.Kind == KindNonMembership, enf: enf}
+			var set Domain
+			if len(c.Values) > 0 {
+				// Memberships over the same values share their slice
+				// (Model.valueSet), and so one domain.
+				var found bool
+				if set, found = sets[&c.Values[0]]; !found {
+					set = DomainFromValues(c.Values...)
+					sets[&c.Values[0]] = set
+				}
+			}
+			p := &memberProp{x: x, set: set, neg: c.Kind == KindNonMembership, enf: enf}
 			if len(enf) == 0 {
 				ok = ok && p.propagate(s) // unconditional: a root domain cut
 				continue

@@ -2,6 +2,7 @@ package cp
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -26,9 +27,20 @@ func DomainFromValues(vals ...int64) Domain {
 	if len(vals) == 0 {
 		return Domain{}
 	}
-	s := append([]int64(nil), vals...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	var ivs []interval
+	s := vals
+	if !slices.IsSorted(s) {
+		s = append([]int64(nil), vals...)
+		slices.Sort(s)
+	}
+	// Count the intervals first: one allocation of the exact size (a
+	// zone's nodes are every third code, so as many intervals as values).
+	n := 1
+	for i := 1; i < len(s); i++ {
+		if s[i] != s[i-1] && s[i] != s[i-1]+1 {
+			n++
+		}
+	}
+	ivs := make([]interval, 0, n)
 	for _, v := range s {
 		if n := len(ivs); n > 0 && (v == ivs[n-1].hi || (ivs[n-1].hi != math.MaxInt64 && v == ivs[n-1].hi+1)) {
 			ivs[n-1].hi = v

@@ -1,6 +1,7 @@
 package cp
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -103,5 +104,44 @@ func BenchmarkMemberOpenLiteral(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// Memberships that list the same values share one copy of them (and so
+// one domain in the solver); other values, or the same in another order,
+// get their own; the caller's slice is never kept; and what Constraints
+// returns is the caller's to change.
+func TestMembershipValueSetsAreShared(t *testing.T) {
+	m := NewModel()
+	x := m.NewIntVar(0, 20, "x")
+	y := m.NewIntVar(0, 20, "y")
+	vals := []int64{2, 5, 7}
+	a := m.AddMembership(x, vals)
+	b := m.AddNonMembership(y, []int64{2, 5, 7})
+	c := m.AddMembership(y, []int64{7, 5, 2})
+	d := m.AddMembership(x, []int64{2, 5})
+	vals[0] = 3 // the model keeps its own copy
+	va, vb := m.cons[a.Index()].Values, m.cons[b.Index()].Values
+	if &va[0] != &vb[0] {
+		t.Errorf("the same values are stored twice")
+	}
+	if va[0] != 2 {
+		t.Errorf("the model kept the caller's slice: %v", va)
+	}
+	for _, o := range []Constraint{c, d} {
+		if v := m.cons[o.Index()].Values; &v[0] == &va[0] {
+			t.Errorf("%v shares %v's values", v, va)
+		}
+	}
+	info := m.Constraints()
+	info[a.Index()].Values[0] = 9
+	if va[0] != 2 || vb[0] != 2 {
+		t.Errorf("changing Constraints' copy changed the model: %v %v", va, vb)
+	}
+	// y in {7,5,2} and y not in {2,5,7}: infeasible. The shared set must
+	// keep each constraint's own polarity.
+	r, err := m.Solve(context.Background(), Params{})
+	if err != nil || r.Status != Infeasible {
+		t.Fatalf("got %v, %v; want infeasible", r.Status, err)
 	}
 }

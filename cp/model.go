@@ -38,6 +38,7 @@ type Model struct {
 	eqOf    map[int32]encKey // EqLit's variables: what they encode
 
 	cons        []ConstraintInfo
+	valueSets   map[uint64][][]int64 // membership value lists, by hash (valueSet)
 	obj         *Objective
 	hints       []hint
 	strategy    []int32
