@@ -75,6 +75,11 @@ func (m *Model) Solve(ctx context.Context, p Params) (*Response, error) {
 	return r, nil
 }
 
+// afterProbeHook, if set (by tests), runs after the bound probe that
+// follows the first solution: a test can make the probe outlast the
+// improvement wait.
+var afterProbeHook func()
+
 // newSearchCtl sets up the limits and bookkeeping of one search (one
 // worker's) under strategy st.
 func (m *Model) newSearchCtl(ctx context.Context, p Params, st strategy, start time.Time) *searchCtl {
@@ -210,7 +215,11 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 		}
 		if probeLater && c.best != nil && s.hasObj {
 			probeLater, c.probePending = false, false
-			if !s.probeObjectiveBound(c, 24, probeBudget) {
+			ok := s.probeObjectiveBound(c, 24, probeBudget)
+			if afterProbeHook != nil {
+				afterProbeHook()
+			}
+			if !ok {
 				if s.aborted {
 					break
 				}
@@ -228,6 +237,14 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 			if c.withinGap() {
 				return Feasible, nil
 			}
+		}
+		// The dive and the probe may have used up the improvement wait (or
+		// the time): stop before the restart's work (the implied cliques
+		// under the bound, an LNS round: a root propagation each), which
+		// checkStop would only see the end of. A TopologySpreading batch
+		// ran 4 ms past its wait here, twice its first solution's time.
+		if s.checkStop(c) {
+			break
 		}
 		c.restarts++
 		if s.impliedUnderBound(c, &cliqueObj) {

@@ -35,3 +35,31 @@ func TestImprovementTimeoutStopsAStalledSearch(t *testing.T) {
 		t.Errorf("Solve took %v with a %v limit: it did not stop when the objective stalled", elapsed, limit)
 	}
 }
+
+// A search whose improvement wait has run out by the end of its first
+// dive and bound probe stops there: it does not start a restart's work
+// (the implied cliques under the new bound, an LNS round), each a root
+// propagation of the model, which it would only notice the end of. The
+// probe is made to outlast the wait (afterProbeHook), so the count of
+// restarts and LNS rounds says whether any was started.
+func TestImprovementTimeoutStopsBeforeTheNextRestart(t *testing.T) {
+	defer func(old float64) { loadFactor = old }(loadFactor)
+	loadFactor = 0.85
+	const wait = 50 * time.Millisecond
+	afterProbeHook = func() { time.Sleep(wait + 10*time.Millisecond) }
+	defer func() { afterProbeHook = nil }()
+	m, _, _ := maxMinModel(100, 50, 20, 2)
+	r, err := m.Solve(context.Background(), Params{TimeLimit: 10 * time.Second, ImprovementTimeout: wait, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.HasSolution() {
+		t.Fatalf("status %s: the first solution was lost", r.Status)
+	}
+	if err := m.Verify(r); err != nil {
+		t.Fatalf("the solution returned is not valid: %v", err)
+	}
+	if r.Stats.Restarts != 0 || r.Stats.LNSRounds != 0 {
+		t.Errorf("%d restarts and %d LNS rounds after the wait ran out", r.Stats.Restarts, r.Stats.LNSRounds)
+	}
+}
