@@ -98,6 +98,9 @@ func Needs(p *ir.Program) (tables []*ir.Table, inputs []*ir.View) {
 type need struct {
 	table *ir.Table
 	view  *ir.View
+	// restrict, for a table, reads only its rows with a key in a decision
+	// column's domain (semijoin.go).
+	restrict *restriction
 }
 
 func (n need) name() string {
@@ -112,6 +115,7 @@ func (n need) name() string {
 // then the relations of each view in the program's order.
 func needs(p *ir.Program) []need {
 	var out []need
+	rs := restrictions(p)
 	seenT := map[*ir.Table]bool{}
 	seenV := map[*ir.View]bool{}
 	var visit func(q *ir.Query)
@@ -124,7 +128,7 @@ func needs(p *ir.Program) []need {
 			case ir.FromTable:
 				if !seenT[s.Table] {
 					seenT[s.Table] = true
-					out = append(out, need{table: s.Table})
+					out = append(out, need{table: s.Table, restrict: rs[s.Table]})
 				}
 			case ir.FromInput:
 				if !seenV[s.View] {
@@ -246,7 +250,11 @@ func (n need) query() string {
 			}
 			order = " order by " + strings.Join(ks, ", ")
 		}
-		return "select " + quoteList(cols) + " from " + quoteIdent(t.Name) + order
+		where := ""
+		if r := n.restrict; r != nil {
+			where = " where " + quoteIdent(r.key) + " in (select " + quoteIdent(r.col) + " from " + quoteIdent(r.source) + ")"
+		}
+		return "select " + quoteList(cols) + " from " + quoteIdent(t.Name) + where + order
 	}
 	// Views are read by position: the name a database gives an unnamed
 	// expression column differs (SQLite: its text; PostgreSQL: the
