@@ -104,6 +104,9 @@ func pluginCases() []pluginCase {
 		{name: "ServiceAffinity/zone a", nodes: nodes, bound: []Pod{{Name: "r", Service: "svc", NodeName: "a1"}}, pod: Pod{Name: "p", CPU: 1, Service: "svc"}, want: []string{"a1"}},
 		{name: "MaxPerNode", nodes: nodes, bound: []Pod{{Name: "r", Group: "g", NodeName: "a1"}}, pod: Pod{Name: "p", CPU: 1, Group: "g", MaxPerNode: 1}, want: []string{"b1", "c3"}},
 		{name: "PodTopologySpread/maxSkew zone", nodes: nodes, bound: []Pod{{Name: "r", Group: "g", NodeName: "a1"}}, pod: Pod{Name: "p", CPU: 1, Group: "g", Spread: []SpreadConstraint{{TopologyKey: LabelZone, MaxSkew: 1, Hard: true}}}, want: []string{"b1", "c3"}},
+		{name: "PodTopologySpread/maxSkew zone, bound in two zones", nodes: nodes, bound: []Pod{{Name: "r1", Group: "g", NodeName: "a1"}, {Name: "r2", Group: "g", NodeName: "a2"}, {Name: "r3", Group: "g", NodeName: "b1"}, {Name: "o", Group: "h", NodeName: "c3"}}, pod: Pod{Name: "p", CPU: 1, Group: "g", Spread: []SpreadConstraint{{TopologyKey: LabelZone, MaxSkew: 1, Hard: true}}}, want: []string{}},
+		{name: "PodTopologySpread/maxSkew 2 zone, bound in two zones", nodes: nodes, bound: []Pod{{Name: "r1", Group: "g", NodeName: "a1"}, {Name: "r2", Group: "g", NodeName: "a2"}, {Name: "r3", Group: "g", NodeName: "b1"}}, pod: Pod{Name: "p", CPU: 1, Group: "g", Spread: []SpreadConstraint{{TopologyKey: LabelZone, MaxSkew: 2, Hard: true}}}, want: []string{"b1", "c3"}},
+		{name: "PodTopologySpread/maxSkew hostname", nodes: nodes, bound: []Pod{{Name: "r1", Group: "g", NodeName: "a1"}}, pod: Pod{Name: "p", CPU: 1, Group: "g", Spread: []SpreadConstraint{{TopologyKey: LabelHostname, MaxSkew: 1, Hard: true}}}, want: []string{"b1", "c3"}},
 		{name: "ImageLocality/no filter", nodes: nodes, pod: Pod{Name: "p", CPU: 1, Images: []string{"nginx"}}, want: []string{"a1", "b1", "c3"}},
 	}
 }

@@ -309,14 +309,22 @@ join node_label dn on dn.label_key = o.topology_key and dn.label_value = o.domai
 -- schedulable nodes, with the group's bound pods there, its size and the
 -- number of domains. The batch's (group, key) pairs are found first: a
 -- join of every batch pod with every node's label, grouped afterwards,
--- took 70 ms per 100-pod batch on 500 nodes.
+-- took 70 ms per 100-pod batch on 500 nodes. The domains, the bound
+-- counts and the domain counts are each one grouped pass over the labels
+-- of the batch's keys only: as subqueries per (group, domain) they read
+-- every bound pod of the group once per domain, and every node label
+-- (hostnames included) for the domains, 3.6 ms per TopologySpreading
+-- batch at 500 nodes.
+create view spread_key as
+select distinct c.topology_key
+from batch_pod join pod_spread_constraint c on c.pod_name = batch_pod.pod_name
+where c.hard = true;
+
 create view spread_domain as
 select s.group_name, s.topology_key, d.domain, s.max_skew,
-  (select count(*) from bound_pod b join node_label bl on bl.node_name = b.node_name
-   where b.group_name = s.group_name and bl.label_key = s.topology_key and bl.label_value = d.domain) as bound,
+  coalesce(b.bound, 0) as bound,
   (select count(*) from pod g where g.group_name = s.group_name and (g.phase = 'Pending' or g.phase = 'Running')) as group_size,
-  (select count(distinct dl.label_value) from node_label dl join node dn on dn.name = dl.node_name
-   where dl.label_key = s.topology_key and dn.ready = true and dn.unschedulable = false) as domains
+  k.domains
 from (select p.group_name, c.topology_key, min(c.max_skew) as max_skew
       from batch_pod join pod p on p.name = batch_pod.pod_name
       join pod_spread_constraint c on c.pod_name = p.name
@@ -324,7 +332,19 @@ from (select p.group_name, c.topology_key, min(c.max_skew) as max_skew
       group by p.group_name, c.topology_key) s
 join (select distinct dl.label_key, dl.label_value as domain
       from node_label dl join node n on n.name = dl.node_name
-      where n.ready = true and n.unschedulable = false) d on d.label_key = s.topology_key;
+      where n.ready = true and n.unschedulable = false
+        and dl.label_key in (select topology_key from spread_key)) d on d.label_key = s.topology_key
+join (select dl.label_key, count(distinct dl.label_value) as domains
+      from node_label dl join node n on n.name = dl.node_name
+      where n.ready = true and n.unschedulable = false
+        and dl.label_key in (select topology_key from spread_key)
+      group by dl.label_key) k on k.label_key = s.topology_key
+left join (select b.group_name, bl.label_key, bl.label_value, count(*) as bound
+           from bound_pod b join node_label bl on bl.node_name = b.node_name
+           where bl.label_key in (select topology_key from spread_key)
+             and b.group_name in (select p.group_name from batch_pod join pod p on p.name = batch_pod.pod_name)
+           group by b.group_name, bl.label_key, bl.label_value) b
+  on b.group_name = s.group_name and b.label_key = s.topology_key and b.label_value = d.domain;
 
 -- Pods of each spread group per domain once the decided pods are placed:
 -- bound before, added by the model.
