@@ -1,7 +1,9 @@
 package scheduler
 
 import (
+	"context"
 	"fmt"
+	"math/rand"
 	"slices"
 	"strings"
 	"testing"
@@ -231,5 +233,52 @@ func TestSQLitePlansFromTheBatch(t *testing.T) {
 	}
 	if len(plan) == 0 || !strings.HasPrefix(plan[0], "SCAN batch_pod") {
 		t.Fatalf("batch_affinity_term's plan starts elsewhere than the batch's pods:\n%s", strings.Join(plan, "\n"))
+	}
+}
+
+// sampled_node, the database's view of an arc, holds exactly the nodes
+// arc.holds accepts and the arc's extra nodes that exist: random arcs,
+// those past the ring's end (lo > hi) and the whole ring included.
+func TestSampledNodeViewAgreesWithTheArc(t *testing.T) {
+	s, names := sampledCluster(t)
+	rng := rand.New(rand.NewSource(5))
+	arcs := []arc{wholeRing, {lo: sampleRing - 1000, hi: 0}, {lo: 0, hi: 0}}
+	for i := 0; i < 40; i++ {
+		a := arc{lo: rng.Int63n(sampleRing), hi: rng.Int63n(sampleRing)}
+		for k := rng.Intn(3); k > 0; k-- {
+			a.extra = append(a.extra, names[rng.Intn(len(names))])
+		}
+		if rng.Intn(4) == 0 {
+			a.extra = append(a.extra, "no-such-node")
+		}
+		arcs = append(arcs, a)
+	}
+	for _, a := range arcs {
+		a.extra = slices.Compact(slices.Sorted(slices.Values(a.extra)))
+		if err := s.exec(context.Background(), a.write()); err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, n := range names {
+			if a.holds(sampleKey(n)) || slices.Contains(a.extra, n) {
+				want = append(want, n)
+			}
+		}
+		rows, err := s.DB().Query("select node_name from sampled_node order by node_name")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, n)
+		}
+		rows.Close()
+		if !slices.Equal(got, want) {
+			t.Errorf("arc [%d, %d) + %v: sampled_node %v, want %v", a.lo, a.hi, a.extra, got, want)
+		}
 	}
 }

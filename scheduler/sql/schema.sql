@@ -18,6 +18,7 @@ create table node (
   pid_pressure boolean not null,
   sample_key integer not null              -- the node's place on the ring node_sample cuts (a hash of its name)
 );
+create index node_sample_key on node (sample_key);
 
 -- The arc [lo, hi) of the ring of sample keys (0 to 1,048,575) whose
 -- nodes a solve may place pods on; past the ring's end when lo > hi. One
@@ -197,12 +198,18 @@ create table pending_pod (
 );
 
 -- The sampled nodes: the arc's, and those the batch's pods need
--- (node_sample_node). Computed by the database, which reads the sample
--- keys through no index faster than the grounder would join them.
+-- (node_sample_node). Computed by the database. Each disjunct is one
+-- range of node_sample_key (an arc past the ring's end is two) or a
+-- primary-key lookup, so that SQLite reads them as a union of index
+-- searches (MULTI-INDEX OR) and the sample costs its own size: written
+-- with a nested OR it scanned every node, 1.3 ms at 10,000 nodes, and the
+-- view is read four times a batch (itself, and as the set node, node_label
+-- and node_free are read for).
 create view sampled_node as
-select n.name as node_name from node n, node_sample s
+select n.name as node_name from node_sample s, node n
 where (n.sample_key >= s.lo and n.sample_key < s.hi)
-   or (s.lo > s.hi and (n.sample_key >= s.lo or n.sample_key < s.hi))
+   or (n.sample_key >= s.lo and s.lo > s.hi)
+   or (n.sample_key < s.hi and s.lo > s.hi)
    or n.name in (select e.node_name from node_sample_node e);
 
 -- Pods are placed on the sampled nodes (or none). A hard constraint of the
