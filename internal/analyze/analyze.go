@@ -236,6 +236,34 @@ func (a *analyzer) index(st *sqlfront.CreateIndex) {
 	t.Indexes = append(t.Indexes, st.Text)
 }
 
+// unionArms analyses the arms after a view's first select ("union [all]
+// select ..."): each must yield as many columns as the first, of the same
+// types (NULL goes with any), and a view is variable if any arm is. The
+// view's columns are the first arm's, as in SQL. It reports false after
+// an error.
+func (a *analyzer) unionArms(st *sqlfront.CreateView, first *ir.Query, v *ir.View) bool {
+	for _, u := range st.Query.Union {
+		nerr := len(a.errs)
+		q := a.query(u.Select, nil, v.Kind)
+		if q == nil || len(a.errs) > nerr {
+			return false
+		}
+		if len(q.Select) != len(first.Select) {
+			a.errorf(u.Select.Pos, "this select of the union yields %d columns, the first yields %d", len(q.Select), len(first.Select))
+			return false
+		}
+		for i, o := range q.Select {
+			t, ft := o.Expr.Type(), first.Select[i].Expr.Type()
+			if t != ft && t != ir.Null && ft != ir.Null {
+				a.errorf(u.Select.Pos, "column %d (%s) is %s in this select of the union, %s in the first", i+1, first.Select[i].Name, t, ft)
+				return false
+			}
+		}
+		v.Variable = v.Variable || queryVar(q)
+	}
+	return true
+}
+
 func (a *analyzer) view(st *sqlfront.CreateView) {
 	a.stmt = st.Name
 	if a.nameTaken(st.Name, st.NamePos) {
@@ -289,8 +317,21 @@ func (a *analyzer) view(st *sqlfront.CreateView) {
 		seen[o.Name] = true
 	}
 	v := &ir.View{Name: st.Name, Pos: pos(st.Pos), Kind: kind, Query: q, Text: st.Text, Variable: queryVar(q)}
+	if !a.unionArms(st, q, v) {
+		a.broken[st.Name] = true
+		return
+	}
 	if kind == ir.Intermediate && !v.Variable {
 		v.Kind = ir.Pushdown
+	}
+	if u := st.Query.Union; len(u) > 0 && v.Kind != ir.Pushdown {
+		why := "reads decision columns"
+		if v.Kind != ir.Intermediate {
+			why = "is a " + v.Kind.String()
+		}
+		a.errorf(u[0].Pos, "union is supported only in views over input columns, which the database evaluates; view %s %s: put the union in a view of input columns that it reads", v.Name, why)
+		a.broken[st.Name] = true
+		return
 	}
 	if j := a.outerJoin; j != nil && v.Kind != ir.Pushdown {
 		why := "reads decision columns"

@@ -355,6 +355,28 @@ from node left join (select p.prio, sum(p.cpu) as used from pod p group by p.pri
 -- @hard_constraint
 create view h as select * from pod join free on free.name = pod.node_name where free.free >= pod.cpu;`,
 			roles: map[string]string{"free": "pushdown", "h": "hard"}},
+		{name: "a union over input columns is pushed down, and its column names are the first select's",
+			src: base + `create view pool as select n.name, n.cpu from node n where n.ready = true
+union all select p.name, p.prio from pod p
+union select 'spare', null from node;
+-- @hard_constraint
+create view h as select * from pod join pool on pool.name = pod.node_name where pool.cpu >= pod.cpu;`,
+			roles: map[string]string{"pool": "pushdown", "h": "hard"}},
+		{name: "a union that reads decision columns is rejected at the union",
+			src: base + `create view names as select node.name from node
+union select pod.node_name from pod;`,
+			err: `5:1: names: union is supported only in views over input columns, which the database evaluates; view names reads decision columns: put the union in a view of input columns that it reads`},
+		{name: "a hard constraint with a union is rejected at the union",
+			src: base + `-- @hard_constraint
+create view h as select * from pod where pod.cpu > 0
+union select * from pod where pod.prio > 0;`,
+			err: `6:1: h: union is supported only in views over input columns, which the database evaluates; view h is a hard constraint: put the union in a view of input columns that it reads`},
+		{name: "the selects of a union yield as many columns",
+			src: base + `create view v as select n.name from node n union select n.name, n.cpu from node n;`,
+			err: `4:50: v: this select of the union yields 2 columns, the first yields 1`},
+		{name: "the selects of a union yield the same types",
+			src: base + `create view v as select n.name from node n union select n.cpu from node n;`,
+			err: `4:50: v: column 1 (name) is integer in this select of the union, string in the first`},
 		{name: "views over input columns are pushed down and views over decision columns are intermediate",
 			src: base + `create view big as select name from node where cpu > 4;
 create view placed as select pod.name, node_name from pod;

@@ -127,6 +127,18 @@ type Select struct {
 	Where    Expr
 	GroupBy  []Expr
 	Having   Expr
+	// Union holds the further arms of "select ... union [all] select ...",
+	// accepted at the top of a view only (the analyzer admits it in views
+	// over input columns, which the database evaluates).
+	Union []*UnionArm
+}
+
+// UnionArm is one "union [all] select ..." after a view's first select.
+// Pos is the position of "union".
+type UnionArm struct {
+	Pos    Pos
+	All    bool
+	Select *Select
 }
 
 // SelectItem is an entry of a select list: *, t.* or an expression with an

@@ -263,6 +263,13 @@ func writeSelect(b *strings.Builder, s *Select) {
 		b.WriteString(" having ")
 		writeExpr(b, s.Having)
 	}
+	for _, u := range s.Union {
+		b.WriteString(" union ")
+		if u.All {
+			b.WriteString("all ")
+		}
+		writeSelect(b, u.Select)
+	}
 }
 
 func writeFrom(b *strings.Builder, f FromItem) {

@@ -69,6 +69,9 @@ type parser struct {
 	errs    ErrorList
 	stmt    string // name of the table or view being parsed
 	depth   int
+	// unionAt is the nesting depth at which "union" may follow a select
+	// (a view's top level), 0 elsewhere.
+	unionAt int
 	annots  []pendingAnnotation
 	starts  map[int]*stmtInfo // statement start token index -> statement
 	spans   []stmtSpan
@@ -621,7 +624,16 @@ func (p *parser) parseCreateView(create token) *CreateView {
 		context = "after view column list"
 	}
 	p.expectKw("as", context)
+	p.unionAt = p.depth + 1
 	cv.Query = p.parseSelect(`after "as"`)
+	for p.isKw("union") {
+		t := p.tok()
+		p.next()
+		arm := &UnionArm{Pos: t.pos, All: p.acceptKw("all")}
+		arm.Select = p.parseSelect(`after "union"`)
+		cv.Query.Union = append(cv.Query.Union, arm)
+	}
+	p.unionAt = 0
 	cv.Text = p.text(create)
 	p.endStmt("create view")
 	return cv

@@ -74,7 +74,12 @@ func (p *parser) checkUnsupportedClause() {
 		p.failAt(t.pos, "order by is not supported in views")
 	case "limit", "offset", "fetch":
 		p.failAt(t.pos, "%s is not supported in views", t.val)
-	case "union", "intersect", "except":
+	case "union":
+		if p.depth == p.unionAt {
+			return // a view's next arm (parseCreateView)
+		}
+		p.failAt(t.pos, "union is supported only between the selects of a view, not in a subquery")
+	case "intersect", "except":
 		p.failAt(t.pos, "%s is not supported in views", t.val)
 	case "window":
 		p.failAt(t.pos, "window clauses are not supported in views")

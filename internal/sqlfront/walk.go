@@ -56,6 +56,11 @@ func Walk(v Visitor, n Node) {
 			Walk(v, g)
 		}
 		walkExpr(n.Having)
+		for _, u := range n.Union {
+			if u.Select != nil {
+				Walk(v, u.Select)
+			}
+		}
 	case *SelectItem:
 		walkExpr(n.Expr)
 	case *DerivedTable:
