@@ -10,6 +10,9 @@ import (
 // rows filtered by a decision becomes a sum of predicates, with no
 // auxiliary variable per row when the values are constants.
 func (g *grounder) aggregate(e *ir.Agg, grp *group) value {
+	if v, ok := grp.pre[e]; ok {
+		return v
+	}
 	if v, ok := g.binAggregate(e, grp); ok {
 		return v
 	}

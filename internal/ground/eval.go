@@ -51,6 +51,8 @@ type group struct {
 	lazy  *lazyGroup
 	first *tuple
 	list  *binList
+	// pre holds aggregates computed without members (decision_sum.go).
+	pre map[*ir.Agg]value
 }
 
 // groupGuard is the condition under which the group exists.
@@ -907,6 +909,9 @@ func constKey(vals []value) (string, bool) {
 
 // groupsOf returns the groups of an aggregate query.
 func (g *grounder) groupsOf(q *ir.Query, outer *tuple) []*group {
+	if grp := g.decisionSums(q, outer); grp != nil {
+		return []*group{grp}
+	}
 	if grps, ok := g.binGroups(q, outer); ok {
 		return grps
 	}

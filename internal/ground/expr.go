@@ -160,10 +160,12 @@ func (g *grounder) binary(e *ir.Binary, sc scope) value {
 		return constVal(nil)
 	}
 	null := or(ln, rn)
-	// A sum of a value that is 0 where NULL and a constant 0 (or a
+	// A sum of a value that is 0 where NULL and the constant 0 (or a
 	// multiple of such a value) stays 0 where NULL: "0 - 10 * sum(...)".
+	// Not with any other operand that is never NULL: "2 * count(*) +
+	// sum(...)" is NULL where the sum is, and 2 * count(*) there, not 0.
 	keep := func(v value) value {
-		if v.k == kInt && zeroOrNull(l) && zeroOrNull(r) && (isFalse(ln) || isFalse(rn)) {
+		if v.k == kInt && (isZeroConst(l) && zeroOrNull(r) || isZeroConst(r) && zeroOrNull(l)) {
 			v.zeroNull = true
 		}
 		return v
@@ -343,8 +345,9 @@ func (g *grounder) coalesce(e *ir.Coalesce, sc scope) value {
 		if isFalse(v.null) {
 			return v
 		}
-		if v.zeroNull && i+1 < len(vals) && zeroOrNull(vals[i+1]) && !vals[i+1].mayBeNull() {
-			// coalesce(sum(...), 0): the sum is 0 where it is NULL.
+		if v.zeroNull && i+1 < len(vals) && isZeroConst(vals[i+1]) {
+			// coalesce(sum(...), 0): the sum is 0 where it is NULL (and
+			// only 0: coalesce(sum(...), count(*)) is the count there).
 			return intVal(v.lin, fFalse)
 		}
 		rest := build(i + 1)

@@ -188,6 +188,12 @@ func zeroOrNull(v value) bool {
 	return v.k == kInt && (v.zeroNull || isFalse(v.null))
 }
 
+// isZeroConst reports whether v is the constant 0.
+func isZeroConst(v value) bool {
+	k, ok := v.c.(int64)
+	return v.k == kConst && ok && k == 0
+}
+
 func constVal(c any) value { return value{k: kConst, c: c, null: fConst(c == nil)} }
 
 func intVal(e lin, null form) value {

@@ -1,0 +1,237 @@
+package ground
+
+import (
+	"github.com/weavesql/weave/internal/ir"
+)
+
+// Sums over a constant relation joined to a decision column, without the
+// join.
+//
+//	select 0 - 10 * sum(g.pods) from group_node_load g
+//	join pending_pod on pending_pod.node_name = g.node_name and pending_pod.group_name = g.group_name
+//
+// joins every row of g (a node holding pods of a group) with every pending
+// pod that may go to its node: 47,500 (pod, node) tuples per
+// TopologySpreading batch, each made into a member, an item and a term
+// "[x = node] × pods" that weightedSum then folds back into one table per
+// pod (t = table[x], an element constraint). That took a third of the
+// batch's grounding. decisionSums computes the same tables directly: for
+// each row a of the constant relation, the weight once, then the pending
+// rows whose variable may equal a's key (the decision column's index), the
+// other filters tested on the stored values, and a's weight added to
+// table_b[key] of each.
+//
+// It applies to an aggregate query without group by over two sources, the
+// first constant (a pushed-down view or an input table), the second a
+// table with a decision column joined to the first by equality, whose
+// other filters read stored values only, and whose aggregates are all
+// count or sum (not distinct) over the first source's columns. Anything
+// else goes the general way. The result is the value the general way
+// gives: the same tables and literals, a sum NULL exactly when no pair is
+// present (here "x ∉ the keys" for every row), a count never NULL.
+
+// decisionSums returns the one group of q with its aggregates computed,
+// or nil when q does not have that form.
+func (g *grounder) decisionSums(q *ir.Query, outer *tuple) *group {
+	if g.opts.NaiveSums || !q.Aggregate || len(q.GroupBy) != 0 || len(q.Constraints) != 0 || q.Distinct || len(q.From) != 2 {
+		return nil
+	}
+	sa, sb := q.From[0], q.From[1]
+	if sb.Kind != ir.FromTable || !sb.Table.HasVariables() || sa.Kind == ir.FromTable && sa.Table.HasVariables() {
+		return nil
+	}
+	aggs, ok := decisionSumAggs(q)
+	if !ok || len(aggs) == 0 {
+		return nil
+	}
+	ra, rb := g.source(sa, outer), g.source(sb, outer)
+	for i := range ra.constCols {
+		if !ra.constCols[i] {
+			return nil
+		}
+	}
+	for i := range ra.rows {
+		if !isTrue(ra.rows[i].guard) {
+			return nil
+		}
+	}
+	lookup := g.planLookup(q, 1, rb, q.Filters)
+	if lookup.varIndex == nil {
+		return nil
+	}
+	var rest []ir.Expr
+	var eqs []*colEq
+	for _, f := range q.Filters {
+		if f == lookup.used {
+			continue
+		}
+		if f.Var() {
+			return nil // a filter on the decision: the general way
+		}
+		rest = append(rest, f)
+		eqs = append(eqs, colEqOf(f))
+	}
+	type entry struct {
+		v, w int64
+	}
+	type perAgg struct {
+		k       int64     // weights of rows whose variable is fixed at the key
+		fixed   bool      // some such row is present
+		entries [][]entry // by row of rb: weights by the value of its variable
+	}
+	per := make([]perAgg, len(aggs))
+	for i := range per {
+		per[i].entries = make([][]entry, len(rb.rows))
+	}
+	xs := make([]int32, len(rb.rows)) // the variable of each row of rb that has entries
+	weights := make([]int64, len(aggs))
+	present := make([]bool, len(aggs))
+	t := &tuple{rows: make([]*row, 2), outer: outer, guard: fTrue}
+	for ai := range ra.rows {
+		t.rows[0], t.rows[1] = &ra.rows[ai], nil
+		for k, e := range aggs {
+			weights[k], present[k] = 1, true
+			if e.Arg == nil {
+				continue
+			}
+			v := g.expr(e.Arg, scope{t: t})
+			if v.k != kConst {
+				return nil
+			}
+			switch c := v.c.(type) {
+			case nil:
+				present[k] = false // NULL: neither counted nor summed
+			case int64:
+				weights[k] = c
+			case bool:
+				weights[k] = 0
+				if c {
+					weights[k] = 1
+				}
+			default:
+				if e.Func == "sum" {
+					return nil
+				}
+			}
+		}
+	next:
+		for _, c := range lookup.candidates(g, t, rb, nil) {
+			t.rows[1] = &rb.rows[c.row]
+			if !isTrue(t.rows[1].guard) {
+				return nil
+			}
+			for i, f := range rest {
+				if eqs[i] != nil {
+					holds, decided := eqs[i].test(t)
+					if !decided {
+						return nil
+					}
+					if !holds {
+						continue next
+					}
+					continue
+				}
+				switch ft := truthT(g.expr(f, scope{t: t})); {
+				case isFalse(ft):
+					continue next
+				case !isTrue(ft):
+					return nil
+				}
+			}
+			for k := range aggs {
+				if !present[k] {
+					continue
+				}
+				p := &per[k]
+				switch {
+				case c.guard == nil:
+					xs[c.row] = c.x
+					p.entries[c.row] = append(p.entries[c.row], entry{c.v, weights[k]})
+				case isTrue(c.guard):
+					p.k += weights[k]
+					p.fixed = true
+				default:
+					return nil
+				}
+			}
+		}
+	}
+	grp := &group{q: q, guard: fTrue, outer: outer, pre: make(map[*ir.Agg]value, len(aggs))}
+	for k, e := range aggs {
+		p := &per[k]
+		parts := []lin{constLin(p.k)}
+		var some []form // "x takes one of its row's keys", per row
+		for ri, es := range p.entries {
+			if len(es) == 0 {
+				continue
+			}
+			x := g.m.Var(int(xs[ri]))
+			vs, ws := make([]int64, len(es)), make([]int64, len(es))
+			for i, en := range es {
+				vs[i], ws[i] = en.v, en.w
+			}
+			some = append(some, fIn{x: x, vals: vs})
+			if tv, ok := g.tableOf(x, vs, ws); ok {
+				parts = append(parts, varLin(tv))
+				continue
+			}
+			for i, v := range vs {
+				parts = append(parts, g.times(fEq{x: x, v: v}, constLin(ws[i])))
+			}
+		}
+		sum := sumLins(parts)
+		if e.Func == "count" {
+			grp.pre[e] = intVal(sum, fFalse)
+			continue
+		}
+		null := fFalse
+		if !p.fixed {
+			null = neg(or(some...))
+		}
+		grp.pre[e] = zeroWhenNull(intVal(sum, null))
+	}
+	return grp
+}
+
+// decisionSumAggs lists the aggregates of q's select list, having clause
+// and check when every one is count or sum (not distinct) over the first
+// source's columns only and nothing outside them reads a source of q.
+func decisionSumAggs(q *ir.Query) ([]*ir.Agg, bool) {
+	var aggs []*ir.Agg
+	ok := true
+	visit := func(e ir.Expr) {
+		ir.Inspect(e, func(x ir.Expr) bool {
+			switch x := x.(type) {
+			case *ir.Agg:
+				if x.Func != "count" && x.Func != "sum" || x.Distinct {
+					ok = false
+				}
+				if x.Arg != nil {
+					srcs := sourcesRead(x.Arg)
+					if srcs == nil || len(srcs) > 1 || len(srcs) == 1 && srcs[0] != 0 {
+						ok = false
+					}
+				}
+				aggs = append(aggs, x)
+				return false
+			case *ir.ColRef:
+				if x.Up == 0 {
+					ok = false // a column outside an aggregate
+				}
+			case *ir.In, *ir.Exists, *ir.Scalar:
+				ok = false // subqueries: the general way
+			}
+			return true
+		})
+	}
+	for _, o := range q.Select {
+		visit(o.Expr)
+	}
+	for _, h := range q.Having {
+		visit(h)
+	}
+	if q.Check != nil {
+		visit(q.Check)
+	}
+	return aggs, ok
+}
