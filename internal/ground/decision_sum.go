@@ -55,8 +55,17 @@ func (g *grounder) decisionSums(q *ir.Query, outer *tuple) *group {
 			return nil
 		}
 	}
-	lookup := g.planLookup(q, 1, rb, q.Filters)
-	if lookup.varIndex == nil {
+	// The equality with the decision column, wherever it stands among
+	// the filters (planLookup takes the first equality it can index,
+	// which may be one on a stored column).
+	var lookup *lookupPlan
+	for _, f := range q.Filters {
+		if lp := g.planLookup(q, 1, rb, []ir.Expr{f}); lp.varIndex != nil {
+			lookup = lp
+			break
+		}
+	}
+	if lookup == nil {
 		return nil
 	}
 	var rest []ir.Expr

@@ -19,7 +19,7 @@ join pod on pod.node = nw.name;
 -- @soft_constraint
 create view weighted_app as
 select 2 * count(*) + sum(nw.w) from node_weight nw
-join pod on pod.node = nw.name and pod.app = nw.app;
+join pod on pod.app = nw.app and pod.node = nw.name;
 
 -- @soft_constraint
 create view five_minus as
