@@ -215,11 +215,11 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 		}
 		if probeLater && c.best != nil && s.hasObj {
 			probeLater, c.probePending = false, false
-			ok := s.probeObjectiveBound(c, 24, probeBudget)
+			feasible := s.probeObjectiveBound(c, 24, probeBudget)
 			if afterProbeHook != nil {
 				afterProbeHook()
 			}
-			if !ok {
+			if !feasible {
 				if s.aborted {
 					break
 				}
