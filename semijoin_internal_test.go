@@ -1,8 +1,6 @@
 package weave
 
 import (
-	"context"
-	"database/sql"
 	"strings"
 	"testing"
 
@@ -84,32 +82,10 @@ create view named as select count(*) from pod where pod.name in (select l.node f
 			if got := strings.Contains(query, want); got != c.reduced {
 				t.Fatalf("%s is read with %q; reduced: %v, want %v", table, query, got, c.reduced)
 			}
-			db, err := sql.Open("sqlite", ":memory:")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			db.SetMaxOpenConns(1)
-			ctx := context.Background()
-			if err := m.CreateSchema(ctx, db); err != nil {
-				t.Fatal(err)
-			}
-			for _, s := range []string{
+			res := solveVerified(t, m, OpenSQLite(t),
 				"insert into node values ('n1', 4, true), ('n2', 8, false), ('n3', 2, true)",
 				"insert into pod values ('a', 3, null), ('b', 2, null), ('c', 2, null)",
-				"insert into label values ('n1', 'gpu', null), ('n2', 'gpu', null), ('n3', 'x', null)",
-			} {
-				if _, err := db.Exec(s); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := m.Connect(db); err != nil {
-				t.Fatal(err)
-			}
-			res, err := m.Solve(ctx, SolveOptions{Verify: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+				"insert into label values ('n1', 'gpu', null), ('n2', 'gpu', null), ('n3', 'x', null)")
 			if rows, want := res.Stats.Rows[table], map[bool]int{true: 2, false: 3}[c.reduced]; rows != want {
 				t.Errorf("read %d %s rows, want %d", rows, table, want)
 			}

@@ -1,6 +1,7 @@
 package weave
 
 import (
+	"context"
 	"database/sql"
 	"testing"
 
@@ -45,3 +46,26 @@ func PostgresDSN(t testing.TB) string { return testdb.PostgresDSN(t) }
 // OpenPostgres opens the test PostgreSQL server in a fresh schema (the
 // connection's search_path), dropped when the test ends.
 func OpenPostgres(t testing.TB) *sql.DB { return testdb.OpenPostgres(t, "weave_test_") }
+
+// solveVerified creates m's schema in db, runs the inserts, connects m
+// and solves with Verify, failing the test on any error.
+func solveVerified(t testing.TB, m *Model, db *sql.DB, inserts ...string) *Result {
+	t.Helper()
+	ctx := context.Background()
+	if err := m.CreateSchema(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range inserts {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Connect(db); err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Solve(ctx, SolveOptions{Verify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}

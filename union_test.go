@@ -1,7 +1,6 @@
 package weave
 
 import (
-	"context"
 	"sort"
 	"testing"
 )
@@ -32,31 +31,14 @@ create view placed as select count(*) from pod where pod.node is not null;
 `
 	for _, d := range Databases() {
 		t.Run(d.Name, func(t *testing.T) {
-			ctx := context.Background()
 			m, err := Compile(schema)
 			if err != nil {
 				t.Fatal(err)
 			}
-			db := d.Open(t)
-			if err := m.CreateSchema(ctx, db); err != nil {
-				t.Fatal(err)
-			}
-			for _, s := range []string{
+			res := solveVerified(t, m, d.Open(t),
 				"insert into node values ('up', 1, true), ('down', 1, false), ('spare', 1, false), ('big', 9, false)",
 				"insert into extra values ('spare'), ('gone')",
-				"insert into pod values ('a', 1, null), ('b', 1, null), ('c', 1, null)",
-			} {
-				if _, err := db.Exec(s); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := m.Connect(db); err != nil {
-				t.Fatal(err)
-			}
-			res, err := m.Solve(ctx, SolveOptions{Verify: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+				"insert into pod values ('a', 1, null), ('b', 1, null), ('c', 1, null)")
 			var on []string
 			for _, r := range res.Table("pod").Rows {
 				if n, ok := r["node"].(string); ok {
