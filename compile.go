@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/weavesql/weave/internal/analyze"
+	"github.com/weavesql/weave/internal/ground"
 	"github.com/weavesql/weave/internal/ir"
 	"github.com/weavesql/weave/internal/rewrite"
 	"github.com/weavesql/weave/internal/sqlfront"
@@ -20,6 +21,7 @@ import (
 type Model struct {
 	schema string
 	prog   *ir.Program
+	plan   *ground.Plan // what each solve reads (ground.NewPlan of prog)
 	ast    *sqlfront.Schema
 	aggs   map[string]Aggregate
 	enc    Encoding
@@ -163,7 +165,7 @@ func Compile(schema string, opts ...CompileOption) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCompile, err)
 	}
-	return &Model{schema: schema, prog: prog, ast: ast, aggs: cfg.aggs, rewrites: fired, enc: cfg.enc}, nil
+	return &Model{schema: schema, prog: prog, plan: ground.NewPlan(prog), ast: ast, aggs: cfg.aggs, rewrites: fired, enc: cfg.enc}, nil
 }
 
 func isReservedFunc(name string) bool {

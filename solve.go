@@ -153,7 +153,7 @@ func (m *Model) startFetch(ctx context.Context) (snap *ground.Snapshot, finish f
 	if err != nil {
 		return nil, nil, dbError("starting the read transaction", err)
 	}
-	snap = ground.Start(ctx, m.reads.in(tx), m.prog)
+	snap = ground.Start(ctx, m.reads.in(tx), m.plan)
 	finish = func() (time.Duration, error) {
 		defer tx.Rollback()
 		if err := snap.Wait(); err != nil {

@@ -264,19 +264,7 @@ func TestSampledNodeViewAgreesWithTheArc(t *testing.T) {
 				want = append(want, n)
 			}
 		}
-		rows, err := s.DB().Query("select node_name from sampled_node order by node_name")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for rows.Next() {
-			var n string
-			if err := rows.Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, n)
-		}
-		rows.Close()
+		got := queryStrings(t, s.DB(), "select node_name from sampled_node order by node_name")
 		if !slices.Equal(got, want) {
 			t.Errorf("arc [%d, %d) + %v: sampled_node %v, want %v", a.lo, a.hi, a.extra, got, want)
 		}

@@ -236,6 +236,15 @@ func (a *analyzer) index(st *sqlfront.CreateIndex) {
 	t.Indexes = append(t.Indexes, st.Text)
 }
 
+// notPushedDown says why a view is not evaluated by the database, for
+// the errors about what only such views may use.
+func notPushedDown(v *ir.View) string {
+	if v.Kind != ir.Intermediate {
+		return "is a " + v.Kind.String()
+	}
+	return "reads decision columns"
+}
+
 // unionArms analyses the arms after a view's first select ("union [all]
 // select ..."): each must yield as many columns as the first, of the same
 // types (NULL goes with any), and a view is variable if any arm is. The
@@ -325,20 +334,12 @@ func (a *analyzer) view(st *sqlfront.CreateView) {
 		v.Kind = ir.Pushdown
 	}
 	if u := st.Query.Union; len(u) > 0 && v.Kind != ir.Pushdown {
-		why := "reads decision columns"
-		if v.Kind != ir.Intermediate {
-			why = "is a " + v.Kind.String()
-		}
-		a.errorf(u[0].Pos, "union is supported only in views over input columns, which the database evaluates; view %s %s: put the union in a view of input columns that it reads", v.Name, why)
+		a.errorf(u[0].Pos, "union is supported only in views over input columns, which the database evaluates; view %s %s: put the union in a view of input columns that it reads", v.Name, notPushedDown(v))
 		a.broken[st.Name] = true
 		return
 	}
 	if j := a.outerJoin; j != nil && v.Kind != ir.Pushdown {
-		why := "reads decision columns"
-		if v.Kind != ir.Intermediate {
-			why = "is a " + v.Kind.String()
-		}
-		a.errorf(j.Pos, "left join is supported only in views over input columns, which the database evaluates; view %s %s: write it with inner joins, or put the left join in a view of input columns that it reads", v.Name, why)
+		a.errorf(j.Pos, "left join is supported only in views over input columns, which the database evaluates; view %s %s: write it with inner joins, or put the left join in a view of input columns that it reads", v.Name, notPushedDown(v))
 		a.broken[st.Name] = true
 		return
 	}

@@ -57,9 +57,12 @@ func (g *grounder) decisionSums(q *ir.Query, outer *tuple) *group {
 	}
 	// The equality with the decision column, wherever it stands among
 	// the filters (planLookup takes the first equality it can index,
-	// which may be one on a stored column).
+	// which may be one on a stored column, and builds its index).
 	var lookup *lookupPlan
 	for _, f := range q.Filters {
+		if !f.Var() {
+			continue
+		}
 		if lp := g.planLookup(q, 1, rb, []ir.Expr{f}); lp.varIndex != nil {
 			lookup = lp
 			break

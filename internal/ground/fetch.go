@@ -186,11 +186,19 @@ type Querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// Start starts reading the relations the program needs through q, in the
-// order the grounder reads them, and returns the snapshot they fill. q
-// must stay usable until Wait returns.
-func Start(ctx context.Context, q Querier, p *ir.Program) *Snapshot {
-	ns := needs(p)
+// Plan is what a snapshot of a program reads, and how: worked out once
+// per compiled program (the relations in the grounder's order, the tables
+// read reduced to a decision domain), not once per solve.
+type Plan struct{ needs []need }
+
+// NewPlan plans the snapshots of p.
+func NewPlan(p *ir.Program) *Plan { return &Plan{needs: needs(p)} }
+
+// Start starts reading the relations of plan through q, in the order the
+// grounder reads them, and returns the snapshot they fill. q must stay
+// usable until Wait returns.
+func Start(ctx context.Context, q Querier, plan *Plan) *Snapshot {
+	ns := plan.needs
 	s := &Snapshot{pending: make(map[string]*pendingRelation, len(ns)), done: make(chan struct{})}
 	slots := make([]*pendingRelation, len(ns))
 	for i, n := range ns {

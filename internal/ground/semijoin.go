@@ -48,6 +48,32 @@ type restriction struct {
 	col    string // its column
 }
 
+// columnOf recognises "select s.col from s" (no filter, grouping or
+// correlation) over an input table or a pushed-down view: the source and
+// the column's name.
+func columnOf(q *ir.Query) (*ir.Source, string, bool) {
+	if q == nil || len(q.From) != 1 || len(q.Filters) != 0 || q.Aggregate || len(q.GroupBy) != 0 ||
+		len(q.Having) != 0 || q.Check != nil || q.Correlated || len(q.Select) != 1 {
+		return nil, "", false
+	}
+	s := q.From[0]
+	if s.Kind != ir.FromInput && !(s.Kind == ir.FromTable && !s.Table.HasVariables()) {
+		return nil, "", false
+	}
+	ref, ok := q.Select[0].Expr.(*ir.ColRef)
+	if !ok || ref.Up != 0 || ref.Source != 0 {
+		return nil, "", false
+	}
+	return s, s.Columns[ref.Col].Name, true
+}
+
+// keyed is r reading the restricted table's column key.
+func (r *restriction) keyed(key string) *restriction {
+	k := *r
+	k.key = key
+	return &k
+}
+
 // domainSet is the SQL-expressible domain source of a decision column,
 // nil if it has none. A pushed-down view is preferred to a table: it is
 // the computed set (the sample), where a table is usually the foreign
@@ -56,20 +82,11 @@ func domainSet(c *ir.Column) (*restriction, *ir.DomainSource) {
 	var table *restriction
 	var tableSource *ir.DomainSource
 	for _, d := range c.Domain {
-		q := d.Query
-		if q == nil || len(q.From) != 1 || len(q.Filters) != 0 || q.Aggregate || len(q.GroupBy) != 0 ||
-			len(q.Having) != 0 || q.Check != nil || q.Correlated || len(q.Select) != 1 {
+		s, col, ok := columnOf(d.Query)
+		if !ok {
 			continue
 		}
-		s := q.From[0]
-		if s.Kind != ir.FromInput && !(s.Kind == ir.FromTable && !s.Table.HasVariables()) {
-			continue
-		}
-		ref, ok := q.Select[0].Expr.(*ir.ColRef)
-		if !ok || ref.Up != 0 || ref.Source != 0 {
-			continue
-		}
-		r := &restriction{source: s.Name(), col: s.Columns[ref.Col].Name}
+		r := &restriction{source: s.Name(), col: col}
 		if s.Kind == ir.FromInput {
 			return r, d
 		}
@@ -181,15 +198,12 @@ func restrictions(p *ir.Program) map[*ir.Table]*restriction {
 					continue
 				}
 				walked[d.Query] = true
-				if r := sets[c]; r != nil && setSource[c] != d && len(d.Query.From) == 1 &&
-					d.Query.From[0].Kind == ir.FromTable && !d.Query.From[0].Table.HasVariables() {
-					// Another source of the same column (its foreign key):
-					// the set's rows leave the intersection as it is.
-					if key, ok := d.Query.Select[0].Expr.(*ir.ColRef); ok && key.Up == 0 && key.Source == 0 &&
-						len(d.Query.Filters) == 0 && !d.Query.Aggregate && len(d.Query.Select) == 1 {
-						rr := *r
-						rr.key = d.Query.From[0].Table.Columns[key.Col].Name
-						tie(d.Query.From[0].Table, &rr)
+				if r := sets[c]; r != nil && setSource[c] != d {
+					if s, col, ok := columnOf(d.Query); ok && s.Kind == ir.FromTable {
+						// Another source of the same column (its foreign
+						// key): the set's rows leave the intersection as
+						// it is.
+						tie(s.Table, r.keyed(col))
 						continue
 					}
 				}
@@ -226,9 +240,7 @@ func tiedBy(q *ir.Query, i int, stack []*ir.Query, sets map[*ir.Column]*restrict
 			if c == nil || sets[c] == nil {
 				continue
 			}
-			r := *sets[c]
-			r.key = t.Columns[own.Col].Name
-			return &r
+			return sets[c].keyed(t.Columns[own.Col].Name)
 		}
 	}
 	return nil
@@ -252,9 +264,7 @@ func memberOf(q *ir.Query, i int, r *restriction) *restriction {
 	if !c.NotNull {
 		return nil
 	}
-	rr := *r
-	rr.key = c.Name
-	return &rr
+	return r.keyed(c.Name)
 }
 
 // decisionColumn returns the decision column a column reference made in
