@@ -19,7 +19,8 @@ type eventQueue struct {
 	mu      sync.Mutex
 	q       []func()
 	wake    chan struct{}
-	pending atomic.Int64 // events queued or being applied
+	pending atomic.Int64   // events queued or being applied
+	running sync.WaitGroup // run, between start and its return
 }
 
 func newEventQueue() *eventQueue { return &eventQueue{wake: make(chan struct{}, 1)} }
@@ -35,7 +36,21 @@ func (e *eventQueue) push(f func()) {
 	}
 }
 
-// run applies the events until ctx is done.
+// start applies the events on a goroutine of its own until ctx is done.
+func (e *eventQueue) start(ctx context.Context) {
+	e.running.Add(1)
+	go func() {
+		defer e.running.Done()
+		e.run(ctx)
+	}()
+}
+
+// wait returns once the goroutine of start has returned (at once if none was started). The server waits
+// for it before closing the state: an event applied to a closed state fails, and at shutdown, with the
+// informers' last events still queued, each failure was logged as an error.
+func (e *eventQueue) wait() { e.running.Wait() }
+
+// run applies the events until ctx is done; the events still queued then are dropped.
 func (e *eventQueue) run(ctx context.Context) {
 	for {
 		e.mu.Lock()
@@ -43,6 +58,9 @@ func (e *eventQueue) run(ctx context.Context) {
 		e.q = nil
 		e.mu.Unlock()
 		for _, f := range q {
+			if ctx.Err() != nil {
+				return
+			}
 			f()
 			e.pending.Add(-1)
 		}

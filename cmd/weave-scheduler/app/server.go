@@ -194,6 +194,7 @@ func (s *Server) Run(ctx context.Context) error {
 func (s *Server) run(ctx context.Context) error {
 	defer s.closeDB()
 	defer s.brain.Close()
+	defer s.events.wait() // after cancel, before the state closes
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if s.cfg.BindAddress != "" {
@@ -265,7 +266,7 @@ func (s *Server) run(ctx context.Context) error {
 func (s *Server) startInformers(ctx context.Context) error {
 	nodes := s.factory.Core().V1().Nodes().Informer()
 	pods := s.factory.Core().V1().Pods().Informer()
-	go s.events.run(ctx)
+	s.events.start(ctx)
 	regNodes, err := nodes.AddEventHandler(s.events.queued(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { s.nodeChanged(nil, obj.(*v1.Node)) },
 		UpdateFunc: func(old, obj any) {
