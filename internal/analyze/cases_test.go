@@ -139,6 +139,10 @@ func TestTypes(t *testing.T) {
 		{name: "in with a subquery of two columns is rejected",
 			src: base + `create view v as select name from node where cpu in (select cpu, name from node);`,
 			err: `4:50: v: the subquery of in must select exactly one column, not 2`},
+		{name: "a subquery's own error is reported, not the columns it lost by it",
+			src: base + `create view v as select name from node where name in (select min(name) from node)
+  and cpu = (select max(name) from node);`,
+			err: "4:62: v: min needs an integer argument, not a string\n5:21: v: max needs an integer argument, not a string"},
 		{name: "a scalar subquery of two columns is rejected",
 			src: base + `create view v as select (select cpu, name from node) as x from node;`,
 			err: `4:25: v: a scalar subquery must select exactly one column, not 2`},

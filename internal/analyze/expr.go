@@ -92,8 +92,9 @@ func (a *analyzer) expr(e sqlfront.Expr, sc *scope) ir.Expr {
 		}
 		return &ir.Exists{P: p, Not: e.Not, Sub: sub}
 	case *sqlfront.SubqueryExpr:
+		n := len(a.errs)
 		sub := a.subquery(e.Query, sc)
-		if sub == nil {
+		if sub == nil || len(a.errs) > n { // its own errors say why; a column count would only echo them
 			return nil
 		}
 		if len(sub.Select) != 1 {
@@ -284,8 +285,9 @@ func (a *analyzer) in(e *sqlfront.InExpr, sc *scope) ir.Expr {
 	}
 	r := &ir.In{P: pos(e.Position()), X: x, Not: e.Not}
 	if e.Query != nil {
+		n := len(a.errs)
 		r.Sub = a.subquery(e.Query, sc)
-		if r.Sub == nil {
+		if r.Sub == nil || len(a.errs) > n { // its own errors say why
 			return nil
 		}
 		if len(r.Sub.Select) != 1 {
