@@ -95,6 +95,15 @@ type SolveOptions struct {
 	// instead of waiting for Timeout on objectives that are rarely proven
 	// optimal (max-min load balancing).
 	ImprovementTimeout time.Duration
+	// WideGapImprovementTimeout, if longer than a non-zero
+	// ImprovementTimeout, replaces it while the best solution is not
+	// proven within WideGap of the optimum (cp.Params): a scheduling loop
+	// stops milliseconds after every pod that can be placed is, and
+	// searches longer while a pod left without a node might still be
+	// placed. The native engine honours it.
+	WideGapImprovementTimeout time.Duration
+	// WideGap is the gap above which WideGapImprovementTimeout applies.
+	WideGap int64
 	// AbsoluteGapLimit, if > 0, stops the search once the best solution
 	// is proven within that much of the optimum (Result.Bound minus
 	// Result.Objective, in the objective's units, at most the limit):

@@ -59,7 +59,8 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 	}
 
 	t0 = time.Now()
-	params := cp.Params{TimeLimit: opts.Timeout, Seed: opts.Seed, Workers: opts.Workers, StopAfterFirstSolution: opts.FirstSolution, ImprovementTimeout: opts.ImprovementTimeout, AbsoluteGapLimit: opts.AbsoluteGapLimit}
+	params := cp.Params{TimeLimit: opts.Timeout, Seed: opts.Seed, Workers: opts.Workers, StopAfterFirstSolution: opts.FirstSolution, ImprovementTimeout: opts.ImprovementTimeout,
+		WideGapImprovementTimeout: opts.WideGapImprovementTimeout, WideGap: opts.WideGap, AbsoluteGapLimit: opts.AbsoluteGapLimit}
 	var resp *cp.Response
 	if opts.Backend != nil {
 		resp, err = opts.Backend.Solve(ctx, gr.Model, params)

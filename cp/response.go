@@ -49,6 +49,18 @@ type Params struct {
 	// objective-bound probe runs after the first solution rather than
 	// before the search, so that solution comes sooner.
 	ImprovementTimeout time.Duration
+	// WideGapImprovementTimeout, if longer than a non-zero
+	// ImprovementTimeout, replaces it while the best solution is not
+	// proven within WideGap of the optimum (|Objective − Bound| >
+	// WideGap): a loop that stops a solve after a short wait once its
+	// solution is nearly optimal can search longer while a large part of
+	// the objective may still be missing. A scheduler whose objective
+	// rewards each placed pod with more than all its other terms together
+	// sets WideGap just below that reward, and waits longer only while a
+	// pod left without a node might still be placed.
+	WideGapImprovementTimeout time.Duration
+	// WideGap is the gap above which WideGapImprovementTimeout applies.
+	WideGap int64
 	// AbsoluteGapLimit, if > 0, stops the search once the best solution
 	// is proven within that distance of the optimum: |Objective − Bound|
 	// <= AbsoluteGapLimit (status Feasible, or Optimal when they meet),

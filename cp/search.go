@@ -28,6 +28,8 @@ type searchCtl struct {
 
 	stopFirst bool          // Params.StopAfterFirstSolution
 	stall     time.Duration // Params.ImprovementTimeout
+	wideStall time.Duration // Params.WideGapImprovementTimeout
+	wideGap   int64         // Params.WideGap
 	gap       int64         // Params.AbsoluteGapLimit
 	// rootLo is the base-level lower bound of the minimised objective
 	// last seen (gap checks run deeper in the tree, where s.lo is not
@@ -96,10 +98,10 @@ func (s *solver) checkStop(c *searchCtl) bool {
 	if !c.deadline.IsZero() && time.Now().After(c.deadline) {
 		c.stopped = true
 	}
-	if c.stall > 0 && c.best != nil && time.Since(c.lastImprove) > c.stall {
+	if stall := c.stallNow(); stall > 0 && c.best != nil && time.Since(c.lastImprove) > stall {
 		// With several workers the clock is the last improvement by any
 		// of them (one not imported yet included).
-		if c.shared == nil || c.shared.stalled(c.stall) {
+		if c.shared == nil || c.shared.stalled(stall) {
 			c.stopped = true
 		}
 	}
@@ -110,6 +112,15 @@ func (s *solver) checkStop(c *searchCtl) bool {
 		c.stopped = true
 	}
 	return c.stopped
+}
+
+// stallNow is the improvement timeout that applies now: the wide-gap one
+// while the incumbent is not proven within Params.WideGap of the optimum.
+func (c *searchCtl) stallNow() time.Duration {
+	if c.stall > 0 && c.wideStall > c.stall && c.best != nil && c.bestObj-c.rootLo > c.wideGap {
+		return c.wideStall
+	}
+	return c.stall
 }
 
 // withinGap reports whether the incumbent is proven within

@@ -83,7 +83,7 @@ var afterProbeHook func()
 // newSearchCtl sets up the limits and bookkeeping of one search (one
 // worker's) under strategy st.
 func (m *Model) newSearchCtl(ctx context.Context, p Params, st strategy, start time.Time) *searchCtl {
-	c := &searchCtl{ctx: ctx, start: start, lastConf: -1, nodeLimit: p.NodeLimit, stopFirst: p.StopAfterFirstSolution, stall: p.ImprovementTimeout, gap: p.AbsoluteGapLimit, conflictsByCon: map[int]int64{},
+	c := &searchCtl{ctx: ctx, start: start, lastConf: -1, nodeLimit: p.NodeLimit, stopFirst: p.StopAfterFirstSolution, stall: p.ImprovementTimeout, wideStall: p.WideGapImprovementTimeout, wideGap: p.WideGap, gap: p.AbsoluteGapLimit, conflictsByCon: map[int]int64{},
 		rng: rand.New(rand.NewPCG(uint64(p.Seed+st.seed), 0x9e3779b97f4a7c15)), strat: st}
 	if p.TimeLimit > 0 {
 		c.deadline = start.Add(p.TimeLimit)
