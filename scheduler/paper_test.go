@@ -7,11 +7,17 @@ import (
 	"time"
 )
 
-// Fig. 2: two nodes, three pods. Greedy (b = 1) puts the first pod on the
-// emptier node and cannot place the third; a batch places all three.
+// Fig. 2: two nodes, three pods. Greedy (b = 1) with kube-scheduler's
+// scoring (without N4, which keeps the roomiest node for large pods) puts
+// the first pod on the emptier node and cannot place the third; a batch
+// places all three.
 func TestFig2GreedyFailsBatchingSucceeds(t *testing.T) {
 	run := func(b int) int {
-		s := newTest(t, Config{BatchSize: b})
+		cfg := Config{BatchSize: b}
+		if b == 1 {
+			cfg.DisabledPolicies = []string{"N4"}
+		}
+		s := newTest(t, cfg)
 		addNodes(t, s, Node{Name: "n1", CPU: 4000, Memory: 4000}, Node{Name: "n2", CPU: 3000, Memory: 3000})
 		addPods(t, s, Pod{Name: "p1", CPU: 2000, Memory: 2000}, Pod{Name: "p2", CPU: 2000, Memory: 2000}, Pod{Name: "p3", CPU: 3000, Memory: 3000})
 		placed := 0

@@ -46,6 +46,15 @@ type Config struct {
 	// nor the pods placed. 0 means 5ms; negative waits for Timeout.
 	// A placement batch may end sooner, by GapLimit.
 	ImprovementTimeout time.Duration
+	// UnplacedImprovementTimeout is ImprovementTimeout while the
+	// placement found leaves a pod without a node and the solver has not
+	// proven that no placement places more (Weave's
+	// SolveOptions.WideGapImprovementTimeout, with a gap of one pod's
+	// reward): a batch that places every pod it can still ends after
+	// ImprovementTimeout, one that may be a tight packing away from
+	// placing another pod searches longer. 0 means 100ms; negative
+	// turns it off.
+	UnplacedImprovementTimeout time.Duration
 	// GapLimit ends a placement batch, without waiting out
 	// ImprovementTimeout, once the solver proves its placement within
 	// that many objective units of the best one (Weave's
@@ -168,6 +177,12 @@ func New(cfg Config) (*Scheduler, error) {
 		cfg.ImprovementTimeout = 5 * time.Millisecond
 	case cfg.ImprovementTimeout < 0:
 		cfg.ImprovementTimeout = 0
+	}
+	switch {
+	case cfg.UnplacedImprovementTimeout == 0:
+		cfg.UnplacedImprovementTimeout = 100 * time.Millisecond
+	case cfg.UnplacedImprovementTimeout < 0:
+		cfg.UnplacedImprovementTimeout = 0
 	}
 	switch {
 	case cfg.PreemptionImprovementTimeout == 0:
@@ -707,12 +722,13 @@ func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*
 	if err := s.exec(ctx, append(loadModelPods(all, victims, hint), a.write()...)); err != nil {
 		return nil, nil, err
 	}
-	improvement, gap := s.cfg.ImprovementTimeout, s.cfg.GapLimit
+	improvement, unplaced, gap := s.cfg.ImprovementTimeout, s.cfg.UnplacedImprovementTimeout, s.cfg.GapLimit
 	if m == s.preemption {
 		// A plan's evictions are worth minimising to the end.
-		improvement, gap = s.cfg.PreemptionImprovementTimeout, 0
+		improvement, unplaced, gap = s.cfg.PreemptionImprovementTimeout, 0, 0
 	}
-	res, err := m.Solve(ctx, weave.SolveOptions{Timeout: timeout, ImprovementTimeout: improvement, AbsoluteGapLimit: gap, Verify: s.cfg.Verify, Seed: s.cfg.Seed, Workers: s.cfg.Workers, NoExplain: true, Backend: s.cfg.Backend,
+	res, err := m.Solve(ctx, weave.SolveOptions{Timeout: timeout, ImprovementTimeout: improvement,
+		WideGapImprovementTimeout: unplaced, WideGap: baseWeight - 1, AbsoluteGapLimit: gap, Verify: s.cfg.Verify, Seed: s.cfg.Seed, Workers: s.cfg.Workers, NoExplain: true, Backend: s.cfg.Backend,
 		HintNulls: hint != nil})
 	if err != nil {
 		return nil, nil, err

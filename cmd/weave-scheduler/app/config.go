@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 
@@ -30,6 +31,11 @@ type Config struct {
 	// improved for that long (scheduler.Config.ImprovementTimeout); 0 is
 	// the scheduler's default, negative waits for SolverTimeout.
 	SolverImprovementTimeout time.Duration `json:"solverImprovementTimeout,omitempty"`
+	// SolverUnplacedImprovementTimeout is SolverImprovementTimeout while
+	// the placement leaves a pod without a node that the solver has not
+	// ruled out (scheduler.Config.UnplacedImprovementTimeout); 0: 100ms,
+	// negative: off.
+	SolverUnplacedImprovementTimeout time.Duration `json:"solverUnplacedImprovementTimeout,omitempty"`
 	// SolverGapLimit ends a placement solve once it is proven within that
 	// many objective units of the best placement
 	// (scheduler.Config.GapLimit); 0: 50, negative: off.
@@ -125,6 +131,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.DurationVar(&c.BatchWait, "batch-wait", cfg.BatchWait, "solve a smaller batch after this long with no new pending pod")
 	fs.DurationVar(&c.SolverTimeout, "solver-timeout", cfg.SolverTimeout, "time limit of each solve")
 	fs.DurationVar(&c.SolverImprovementTimeout, "solver-improvement-timeout", cfg.SolverImprovementTimeout, "end a solve once the placement has not improved for this long (0: 5ms; negative: run to --solver-timeout)")
+	fs.DurationVar(&c.SolverUnplacedImprovementTimeout, "solver-unplaced-improvement-timeout", cfg.SolverUnplacedImprovementTimeout, "the same while the placement leaves a pod without a node that the solver has not ruled out (0: 100ms; negative: off)")
 	fs.Int64Var(&c.SolverGapLimit, "solver-gap-limit", cfg.SolverGapLimit, "end a placement solve once it is proven within this many objective units of the best (0: 50; negative: off)")
 	fs.DurationVar(&c.PreemptionImprovementTimeout, "preemption-improvement-timeout", cfg.PreemptionImprovementTimeout, "end a preemption plan's solve once it has not improved for this long (0: 50ms; negative: run to --solver-timeout)")
 	fs.IntVar(&c.NodeSample, "node-sample", cfg.NodeSample, "most nodes a placement batch considers on a larger cluster (0: kube-scheduler's adaptive share, 230 of 500 nodes; negative: every node)")
@@ -179,6 +186,10 @@ func ParseFlags(args []string) (Config, error) {
 			cfg.SolverTimeout = c.SolverTimeout
 		case "solver-improvement-timeout":
 			cfg.SolverImprovementTimeout = c.SolverImprovementTimeout
+		case "solver-unplaced-improvement-timeout":
+			cfg.SolverUnplacedImprovementTimeout = c.SolverUnplacedImprovementTimeout
+		case "solver-gap-limit":
+			cfg.SolverGapLimit = c.SolverGapLimit
 		case "preemption-improvement-timeout":
 			cfg.PreemptionImprovementTimeout = c.PreemptionImprovementTimeout
 		case "node-sample":
@@ -269,5 +280,16 @@ func decodeFile(data []byte, cfg *Config) error {
 	return dec.Decode(cfg)
 }
 
-var durationField = map[string]bool{"batchWait": true, "solverTimeout": true, "solverImprovementTimeout": true, "preemptionImprovementTimeout": true, "initialBackoff": true, "maxBackoff": true,
-	"leaseDuration": true, "renewDeadline": true, "retryPeriod": true, "nominationTimeout": true}
+// durationField holds the file keys of Config's time.Duration fields, which a file gives as Go durations
+// ("300ms"). Derived from the struct: a hand-kept list missed a field added later.
+var durationField = func() map[string]bool {
+	out := map[string]bool{}
+	t := reflect.TypeOf(Config{})
+	for i := range t.NumField() {
+		if f := t.Field(i); f.Type == reflect.TypeOf(time.Duration(0)) {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			out[name] = true
+		}
+	}
+	return out
+}()

@@ -70,6 +70,13 @@ func TestParseFlagsSolverImprovementTimeout(t *testing.T) {
 	if cfg, err = ParseFlags([]string{"--preemption-improvement-timeout", "200ms"}); err != nil || cfg.PreemptionImprovementTimeout != 200*time.Millisecond {
 		t.Fatalf("preemption flag: %v %v", cfg.PreemptionImprovementTimeout, err)
 	}
+	os.WriteFile(f, []byte("solverImprovementTimeout: 50ms\nsolverGapLimit: 7\nsolverUnplacedImprovementTimeout: 1s\n"), 0o644)
+	if cfg, err = ParseFlags([]string{"--config", f}); err != nil || cfg.SolverGapLimit != 7 || cfg.SolverUnplacedImprovementTimeout != time.Second {
+		t.Fatalf("file: gap limit %v, unplaced wait %v, %v", cfg.SolverGapLimit, cfg.SolverUnplacedImprovementTimeout, err)
+	}
+	if cfg, err = ParseFlags([]string{"--config", f, "--solver-gap-limit", "-1", "--solver-unplaced-improvement-timeout", "300ms"}); err != nil || cfg.SolverGapLimit != -1 || cfg.SolverUnplacedImprovementTimeout != 300*time.Millisecond {
+		t.Fatalf("flags over file: gap limit %v, unplaced wait %v, %v", cfg.SolverGapLimit, cfg.SolverUnplacedImprovementTimeout, err)
+	}
 	if cfg, err = ParseFlags([]string{"--config", f, "--node-sample", "-1"}); err != nil || cfg.NodeSample != -1 || cfg.SolverImprovementTimeout != 50*time.Millisecond {
 		t.Fatalf("node sample flag: %v %v", cfg.NodeSample, err)
 	}

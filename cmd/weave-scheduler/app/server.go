@@ -126,6 +126,7 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 		Timeout:   cfg.SolverTimeout,
 
 		ImprovementTimeout:           cfg.SolverImprovementTimeout,
+		UnplacedImprovementTimeout:   cfg.SolverUnplacedImprovementTimeout,
 		GapLimit:                     cfg.SolverGapLimit,
 		PreemptionImprovementTimeout: cfg.PreemptionImprovementTimeout,
 		NodeSample:                   cfg.NodeSample,
