@@ -348,15 +348,17 @@ func (s *Scheduler) resetState(ctx context.Context) error {
 		}
 	}
 	st := []stmt{{"create table if not exists " + stateMarker + " (created_by varchar(40) not null)", nil}}
+	cascade := ""
+	if s.lock != nil {
+		// PostgreSQL: also the views built on these that this model does not have (an older version's, or
+		// those of a policy disabled now and enabled in the previous run), which would block the drop.
+		cascade = " cascade"
+	}
 	views := s.placement.Views()
 	for i := len(views) - 1; i >= 0; i-- {
 		if views[i].Role == "pushdown" {
-			st = append(st, stmt{"drop view if exists " + views[i].Name, nil})
+			st = append(st, stmt{"drop view if exists " + views[i].Name + cascade, nil})
 		}
-	}
-	cascade := ""
-	if s.lock != nil {
-		cascade = " cascade" // PostgreSQL: also views of an older version
 	}
 	for i := len(tables) - 1; i >= 0; i-- {
 		st = append(st, stmt{"drop table if exists " + tables[i] + cascade, nil})

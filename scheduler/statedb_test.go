@@ -294,6 +294,31 @@ func TestStateDBChecked(t *testing.T) {
 	})
 }
 
+// TestStateDBRestartWithAnotherPolicySelection: a scheduler started on a
+// database that a scheduler with other policies used (N4's views, built on
+// node_free, present or not) starts and places pods.
+func TestStateDBRestartWithAnotherPolicySelection(t *testing.T) {
+	for _, d := range stateDBs()[1:] {
+		t.Run(d.name, func(t *testing.T) {
+			db := d.open(t)
+			for i, off := range [][]string{nil, {"N4"}, nil} {
+				s, err := New(Config{DB: db, BatchIdle: -1, Timeout: 10 * time.Second, Verify: true, DisabledPolicies: off})
+				if err != nil {
+					t.Fatalf("start %d (disabled %v): %v", i, off, err)
+				}
+				addNodes(t, s, Node{Name: "n", CPU: 1000, Memory: 1000})
+				addPods(t, s, Pod{Name: "p", CPU: 100, Memory: 100})
+				if placed, us := schedule(t, s); placed["p"] != "n" {
+					t.Errorf("start %d (disabled %v): placed %v, unschedulable %v", i, off, placed, us)
+				}
+				if err := s.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // TestStateDBRestart: a scheduler started on a database an earlier one
 // used finds it empty and correct: stale rows are gone, and a view the
 // earlier run left with a wrong definition is replaced.
@@ -317,8 +342,13 @@ func TestStateDBRestart(t *testing.T) {
 			if err := s1.UpsertNode(context.Background(), Node{Name: "late"}); err == nil {
 				t.Fatal("a closed scheduler wrote to the database")
 			}
-			// An older version's view: no node has free CPU.
-			for _, q := range []string{"drop view node_free",
+			// An older version's view: no node has free CPU. (PostgreSQL drops the views built on it too, as
+			// an older version's schema would not have them.)
+			drop := "drop view node_free"
+			if d.name == "postgres" {
+				drop += " cascade"
+			}
+			for _, q := range []string{drop,
 				"create view node_free as select name as node_name, 0 as cpu_free, 0 as memory_free, 0 as storage_free, 0 as pods_free, 0 as cpu_limit_free, 0 as memory_limit_free from node"} {
 				if _, err := db.Exec(q); err != nil {
 					t.Fatalf("%s: %v", q, err)
