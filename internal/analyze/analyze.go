@@ -273,6 +273,48 @@ func (a *analyzer) unionArms(st *sqlfront.CreateView, first *ir.Query, v *ir.Vie
 	return true
 }
 
+// orderLimit checks the "order by ... limit n" that may end a view: only a
+// view over input columns, which the database evaluates, may have them (the
+// model reads its rows; a view it compiles has no order and no first
+// rows). A term naming one of the view's columns is that column; another is
+// an expression over the view's from clause, as its select list's (not with
+// union, where SQL orders by the result's columns only). It reports false
+// after an error.
+func (a *analyzer) orderLimit(st *sqlfront.CreateView, q *ir.Query, v *ir.View) bool {
+	vq := st.Query
+	if len(vq.OrderBy) == 0 && vq.Limit == nil {
+		return true
+	}
+	if v.Kind != ir.Pushdown {
+		var pos sqlfront.Pos
+		what := "order by"
+		if len(vq.OrderBy) > 0 {
+			pos = vq.OrderBy[0].Pos
+		} else {
+			pos, what = vq.Limit.Pos, "limit"
+		}
+		a.errorf(pos, "%s is supported only in views over input columns, which the database evaluates; view %s %s: put it in a view of input columns that it reads", what, v.Name, notPushedDown(v))
+		return false
+	}
+	for _, o := range vq.OrderBy {
+		if c, ok := o.Expr.(*sqlfront.ColumnRef); ok && c.Table == "" && slices.ContainsFunc(q.Select, func(out *ir.Output) bool { return out.Name == c.Column }) {
+			continue
+		}
+		if len(vq.Union) > 0 {
+			a.errorf(o.Pos, "with union, order by names columns of the view (%s)", sqlfront.Format(o.Expr))
+			return false
+		}
+		term := *vq
+		term.Items = []*sqlfront.SelectItem{{Pos: o.Pos, Expr: o.Expr}}
+		term.Distinct, term.OrderBy, term.Limit = false, nil, nil
+		nerr := len(a.errs)
+		if a.query(&term, nil, ir.Intermediate) == nil || len(a.errs) > nerr {
+			return false
+		}
+	}
+	return true
+}
+
 func (a *analyzer) view(st *sqlfront.CreateView) {
 	a.stmt = st.Name
 	if a.nameTaken(st.Name, st.NamePos) {
@@ -335,6 +377,10 @@ func (a *analyzer) view(st *sqlfront.CreateView) {
 	}
 	if u := st.Query.Union; len(u) > 0 && v.Kind != ir.Pushdown {
 		a.errorf(u[0].Pos, "union is supported only in views over input columns, which the database evaluates; view %s %s: put the union in a view of input columns that it reads", v.Name, notPushedDown(v))
+		a.broken[st.Name] = true
+		return
+	}
+	if !a.orderLimit(st, q, v) {
 		a.broken[st.Name] = true
 		return
 	}

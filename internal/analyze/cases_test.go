@@ -375,6 +375,25 @@ union select pod.node_name from pod;`,
 create view h as select * from pod where pod.cpu > 0
 union select * from pod where pod.prio > 0;`,
 			err: `6:1: h: union is supported only in views over input columns, which the database evaluates; view h is a hard constraint: put the union in a view of input columns that it reads`},
+		{name: "order by and limit end a view over input columns, which is pushed down",
+			src: base + `create view top as select n.name, n.cpu * 2 as twice from node n where n.ready = true
+order by twice desc, n.cpu + 1, n.name limit 1;
+-- @hard_constraint
+create view h as select * from pod join top on top.name = pod.node_name where top.twice >= pod.cpu;`,
+			roles: map[string]string{"top": "pushdown", "h": "hard"}},
+		{name: "order by in a view that reads decision columns is rejected at the order by",
+			src: base + `create view placed as select pod.name, pod.node_name from pod order by pod.name;`,
+			err: `4:72: placed: order by is supported only in views over input columns, which the database evaluates; view placed reads decision columns: put it in a view of input columns that it reads`},
+		{name: "limit in a soft constraint is rejected at the limit",
+			src: base + `-- @soft_constraint
+create view s as select count(*) from node limit 1;`,
+			err: `5:44: s: limit is supported only in views over input columns, which the database evaluates; view s is a soft constraint: put it in a view of input columns that it reads`},
+		{name: "an order by term is checked like a select item",
+			src: base + `create view v as select n.name from node n order by n.nam, n.name + 1;`,
+			err: "4:53: v: node has no column nam"},
+		{name: "with union, order by names the view's columns",
+			src: base + `create view v as select n.name from node n union select p.name from pod p order by name, n.cpu;`,
+			err: `4:90: v: with union, order by names columns of the view (n.cpu)`},
 		{name: "the selects of a union yield as many columns",
 			src: base + `create view v as select n.name from node n union select n.name, n.cpu from node n;`,
 			err: `4:50: v: this select of the union yields 2 columns, the first yields 1`},

@@ -131,6 +131,26 @@ type Select struct {
 	// accepted at the top of a view only (the analyzer admits it in views
 	// over input columns, which the database evaluates).
 	Union []*UnionArm
+	// OrderBy and Limit end a view's query ("... order by x desc limit
+	// 1"), accepted at the top of a view only, after its last union arm
+	// (the analyzer admits them in views over input columns, which the
+	// database evaluates).
+	OrderBy []*OrderItem
+	Limit   *Limit
+}
+
+// OrderItem is one term of an order by: an expression, and whether it
+// sorts descending.
+type OrderItem struct {
+	Pos  Pos
+	Expr Expr
+	Desc bool
+}
+
+// Limit is "limit n"; Pos is the position of "limit".
+type Limit struct {
+	Pos Pos
+	N   int64
 }
 
 // UnionArm is one "union [all] select ..." after a view's first select.

@@ -25,12 +25,15 @@ func TestParseErrors(t *testing.T) {
 		{"join using is rejected at using",
 			"create view v as select a from t join u using (a);",
 			"1:41: v: join ... using is not supported; write the join condition with on"},
-		{"order by is not supported in views",
-			"create view v as\nselect a from t\norder by a;",
-			"3:1: v: order by is not supported in views"},
-		{"limit is not supported in views",
-			"create view v as select a from t limit 1;",
-			"1:34: v: limit is not supported in views"},
+		{"offset is not supported in views",
+			"create view v as\nselect a from t\norder by a limit 2 offset 1;",
+			"3:20: v: offset is not supported here: a view may end with order by, then limit"},
+		{"limit comes after order by",
+			"create view v as select a from t limit 1 order by a;",
+			"1:42: v: order is not supported here: a view may end with order by, then limit"},
+		{"limit takes a whole number",
+			"create view v as select a from t limit a;",
+			"1:40: v: expected a whole number after \"limit\", found \"a\""},
 		{"union is not supported in a subquery",
 			"create view v as select a from t where a in (select b from u union select c from w);",
 			"1:62: v: union is supported only between the selects of a view, not in a subquery"},
@@ -45,7 +48,10 @@ func TestParseErrors(t *testing.T) {
 			"1:18: v: with (common table expressions) is not supported in views"},
 		{"order by inside a subquery is reported too",
 			"create view v as select a from t where a in (select b from u order by b);",
-			"1:62: v: order by is not supported in views"},
+			"1:62: v: order by is supported only at the end of a view's query, not in a subquery"},
+		{"limit inside a derived table is reported",
+			"create view v as select x.b from (select b from u limit 3) x;",
+			"1:51: v: limit is supported only at the end of a view's query, not in a subquery"},
 		{"drop is an unsupported statement",
 			"\n  drop table t;",
 			`2:3: unsupported statement "drop": a schema may contain only create table, create index and create view statements`},
@@ -181,7 +187,7 @@ create view v1 as select x from a full join ok1 on a.x = ok1.x;
 -- @hard_constraint
 create view ok2 as select * from ok1;
 create view v2 as select x from a where x in (1, 2;
-create view v3 as select x from a order by x
+create view v3 as select x from a offset 2
 create view ok3 as select 'unterminated from ok1;
 `
 	s, err := Parse(src)
@@ -198,7 +204,7 @@ create view ok3 as select 'unterminated from ok1;
 		`3:1: unsupported statement "drop": a schema may contain only create table, create index and create view statements`,
 		`4:35: v1: only inner and left joins are supported`,
 		`7:51: v2: expected "," or ")" in "in" list, found ";"`,
-		`8:35: v3: order by is not supported in views`,
+		`8:35: v3: offset is not supported in views`,
 		`9:27: ok3: unterminated string literal`,
 	}
 	if !reflect.DeepEqual(got, want) {

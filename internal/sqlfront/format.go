@@ -270,6 +270,20 @@ func writeSelect(b *strings.Builder, s *Select) {
 		}
 		writeSelect(b, u.Select)
 	}
+	for i, o := range s.OrderBy {
+		if i == 0 {
+			b.WriteString(" order by ")
+		} else {
+			b.WriteString(", ")
+		}
+		writeExpr(b, o.Expr)
+		if o.Desc {
+			b.WriteString(" desc")
+		}
+	}
+	if s.Limit != nil {
+		b.WriteString(" limit " + strconv.FormatInt(s.Limit.N, 10))
+	}
 }
 
 func writeFrom(b *strings.Builder, f FromItem) {

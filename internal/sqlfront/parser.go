@@ -634,9 +634,45 @@ func (p *parser) parseCreateView(create token) *CreateView {
 		cv.Query.Union = append(cv.Query.Union, arm)
 	}
 	p.unionAt = 0
+	p.parseOrderLimit(cv.Query)
 	cv.Text = p.text(create)
 	p.endStmt("create view")
 	return cv
+}
+
+// parseOrderLimit parses the "order by ... limit n" that may end a view's
+// query into q.
+func (p *parser) parseOrderLimit(q *Select) {
+	if p.isKw("order") {
+		p.next()
+		p.expectKw("by", `after "order"`)
+		for {
+			it := &OrderItem{Pos: p.tok().pos, Expr: p.parseExpr()}
+			if p.acceptKw("desc") {
+				it.Desc = true
+			} else {
+				p.acceptKw("asc")
+			}
+			q.OrderBy = append(q.OrderBy, it)
+			if !p.acceptPunct(",") {
+				break
+			}
+		}
+	}
+	if p.isKw("limit") {
+		t := p.tok()
+		p.next()
+		n := p.tok()
+		v, err := strconv.ParseInt(n.val, 10, 64)
+		if n.kind != tInt || err != nil {
+			p.expected(`a whole number after "limit"`)
+		}
+		p.next()
+		q.Limit = &Limit{Pos: t.pos, N: v}
+	}
+	if t := p.tok(); t.kind == tIdent && (t.val == "offset" || t.val == "fetch" || t.val == "order" || t.val == "limit") {
+		p.failAt(t.pos, "%s is not supported here: a view may end with order by, then limit", t.val)
+	}
 }
 
 // ---- annotations ----

@@ -70,9 +70,16 @@ func (p *parser) checkUnsupportedClause() {
 		return
 	}
 	switch t.val {
-	case "order":
-		p.failAt(t.pos, "order by is not supported in views")
-	case "limit", "offset", "fetch":
+	case "order", "limit":
+		if p.depth == p.unionAt {
+			return // the end of a view's query (parseCreateView)
+		}
+		what := "order by"
+		if t.val == "limit" {
+			what = "limit"
+		}
+		p.failAt(t.pos, "%s is supported only at the end of a view's query, not in a subquery", what)
+	case "offset", "fetch":
 		p.failAt(t.pos, "%s is not supported in views", t.val)
 	case "union":
 		if p.depth == p.unionAt {

@@ -515,3 +515,26 @@ func TestParseExpr(t *testing.T) {
 		t.Errorf("got error %v, want 1:3: expected end of expression, found \"b\"", err)
 	}
 }
+
+// A view's query may end with order by (terms ascending or descending) and
+// then limit; both are kept on its top select and printed back.
+func TestParseViewOrderByLimit(t *testing.T) {
+	s, err := Parse("create view v as select a, b from t union select c, d from u order by a desc, b asc, a + b limit 3;")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := s.Stmts[0].(*CreateView).Query
+	if len(q.OrderBy) != 3 || !q.OrderBy[0].Desc || q.OrderBy[1].Desc || q.OrderBy[2].Desc || q.Limit == nil || q.Limit.N != 3 {
+		t.Fatalf("order by %v, limit %v", q.OrderBy, q.Limit)
+	}
+	if q.Union[0].Select.OrderBy != nil || q.Union[0].Select.Limit != nil {
+		t.Error("the order by and limit went to the last arm, not the view's query")
+	}
+	want := "select a, b from t union select c, d from u order by a desc, b, a + b limit 3"
+	if got := FormatSelect(q); got != want {
+		t.Errorf("FormatSelect = %q, want %q", got, want)
+	}
+	if q.Limit.Pos.Col != 92 {
+		t.Errorf("limit at column %d, want 92", q.Limit.Pos.Col)
+	}
+}

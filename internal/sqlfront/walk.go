@@ -61,6 +61,9 @@ func Walk(v Visitor, n Node) {
 				Walk(v, u.Select)
 			}
 		}
+		for _, o := range n.OrderBy {
+			walkExpr(o.Expr)
+		}
 	case *SelectItem:
 		walkExpr(n.Expr)
 	case *DerivedTable:

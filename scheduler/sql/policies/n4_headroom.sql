@@ -1,19 +1,14 @@
 -- N4 (new): keep room for large pods. The roomiest node (most CPU plus
 -- memory free, in percent of its allocatable; of a tie, the first on the
--- sampling ring, whose keys are below 2^20) is kept for the pods that need
--- it: each percent of it that the batch takes costs a point. Balancing
--- alone (S2-S5) leaves every node the same room, less than a large pod of
--- a later batch may need.
-create view node_room as
-select f.node_name, n.cpu_allocatable, n.memory_allocatable,
-       (f.cpu_free * 100 / n.cpu_allocatable + f.memory_free * 100 / n.memory_allocatable) * 1048576
-         - n.sample_key as rank
-from node_free f join node n on n.name = f.node_name
-where n.cpu_allocatable > 0 and n.memory_allocatable > 0;
-
+-- sampling ring) is kept for the pods that need it: each percent of it
+-- that the batch takes costs a point. Balancing alone (S2-S5) leaves every
+-- node the same room, less than a large pod of a later batch may need.
 create view roomiest_node as
-select r.node_name, r.cpu_allocatable, r.memory_allocatable from node_room r
-where r.rank in (select max(q.rank) from node_room q);
+select f.node_name, n.cpu_allocatable, n.memory_allocatable
+from node_free f join node n on n.name = f.node_name
+where n.cpu_allocatable > 0 and n.memory_allocatable > 0
+order by f.cpu_free * 100 / n.cpu_allocatable + f.memory_free * 100 / n.memory_allocatable desc, n.sample_key
+limit 1;
 
 -- @soft_constraint
 create view n4_headroom as
