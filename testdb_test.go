@@ -3,6 +3,7 @@ package weave
 import (
 	"context"
 	"database/sql"
+	"sort"
 	"testing"
 
 	"github.com/weavesql/weave/internal/testdb"
@@ -68,4 +69,17 @@ func solveVerified(t testing.TB, m *Model, db *sql.DB, inserts ...string) *Resul
 		t.Fatal(err)
 	}
 	return res
+}
+
+// podNodes lists, sorted, the node column of the pod table's rows that have
+// one (the pods placed).
+func podNodes(res *Result) []string {
+	var on []string
+	for _, r := range res.Table("pod").Rows {
+		if n, ok := r["node"].(string); ok {
+			on = append(on, n)
+		}
+	}
+	sort.Strings(on)
+	return on
 }

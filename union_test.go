@@ -1,7 +1,6 @@
 package weave
 
 import (
-	"sort"
 	"testing"
 )
 
@@ -39,13 +38,7 @@ create view placed as select count(*) from pod where pod.node is not null;
 				"insert into node values ('up', 1, true), ('down', 1, false), ('spare', 1, false), ('big', 9, false)",
 				"insert into extra values ('spare'), ('gone')",
 				"insert into pod values ('a', 1, null), ('b', 1, null), ('c', 1, null)")
-			var on []string
-			for _, r := range res.Table("pod").Rows {
-				if n, ok := r["node"].(string); ok {
-					on = append(on, n)
-				}
-			}
-			sort.Strings(on)
+			on := podNodes(res)
 			// up and spare (one cpu each) are usable; down and big are not.
 			if len(on) != 2 || on[0] != "spare" || on[1] != "up" {
 				t.Errorf("pods placed on %v, want one on spare and one on up", on)

@@ -45,17 +45,7 @@ func TestRoomiestNodeViewAgreesWithGo(t *testing.T) {
 			ctx := context.Background()
 			rng := rand.New(rand.NewSource(7))
 			for trial := 0; trial < 30; trial++ {
-				st := s.State()
-				for name := range st.Pods {
-					if err := s.DeletePod(ctx, name); err != nil {
-						t.Fatal(err)
-					}
-				}
-				for name := range st.Nodes {
-					if err := s.DeleteNode(ctx, name); err != nil {
-						t.Fatal(err)
-					}
-				}
+				emptyState(t, s)
 				var nodes []Node
 				for i := 0; i < 2+rng.Intn(8); i++ {
 					n := Node{Name: fmt.Sprintf("t%d-n%d", trial, i), CPU: []int64{2000, 4000, 16000}[rng.Intn(3)], Memory: []int64{4000, 8000, 32000}[rng.Intn(3)]}

@@ -36,17 +36,7 @@ func TestPreemptPodsRules(t *testing.T) {
 	ctx := context.Background()
 	shared := newTest(t, Config{}) // one scheduler (compiling the models costs seconds under -race), emptied per case
 	newTest := func(t *testing.T, _ Config) *Scheduler {
-		st := shared.State()
-		for name := range st.Pods {
-			if err := shared.DeletePod(ctx, name); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for name := range st.Nodes {
-			if err := shared.DeleteNode(ctx, name); err != nil {
-				t.Fatal(err)
-			}
-		}
+		emptyState(t, shared)
 		return shared
 	}
 	t.Run("equal or higher priority is never evicted", func(t *testing.T) {

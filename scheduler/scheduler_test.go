@@ -24,6 +24,24 @@ func newTest(t testing.TB, cfg Config) *Scheduler {
 	return s
 }
 
+// emptyState deletes every pod and node of s, so that one scheduler (its
+// models compiled once) serves several cases.
+func emptyState(t testing.TB, s *Scheduler) {
+	t.Helper()
+	ctx := context.Background()
+	st := s.State()
+	for name := range st.Pods {
+		if err := s.DeletePod(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name := range st.Nodes {
+		if err := s.DeleteNode(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func addNodes(t testing.TB, s *Scheduler, nodes ...Node) {
 	t.Helper()
 	for _, n := range nodes {
