@@ -31,14 +31,9 @@ create view placed as select count(*) from pod where pod.node is not null;
 `
 	for _, d := range Databases() {
 		t.Run(d.Name, func(t *testing.T) {
-			m, err := Compile(schema)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := solveVerified(t, m, d.Open(t),
+			on := compileAndPlace(t, schema, d.Open(t),
 				"insert into node values ('a', 4, 2), ('b', 2, 0), ('c', 3, 1), ('d', 1, 0), ('e', 9, 9)",
 				"insert into pod values ('p1', 1, null), ('p2', 1, null), ('p3', 1, null), ('p4', 1, null), ('p5', 1, null)")
-			on := podNodes(res)
 			// a, b and c each have room 2; the first two by name are a and b.
 			if want := []string{"a", "a", "b", "b"}; !slices.Equal(on, want) {
 				t.Errorf("pods placed on %v, want %v", on, want)

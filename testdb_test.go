@@ -71,6 +71,17 @@ func solveVerified(t testing.TB, m *Model, db *sql.DB, inserts ...string) *Resul
 	return res
 }
 
+// compileAndPlace compiles schema, solves it on db after the inserts
+// (solveVerified) and returns podNodes of the result.
+func compileAndPlace(t testing.TB, schema string, db *sql.DB, inserts ...string) []string {
+	t.Helper()
+	m, err := Compile(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return podNodes(solveVerified(t, m, db, inserts...))
+}
+
 // podNodes lists, sorted, the node column of the pod table's rows that have
 // one (the pods placed).
 func podNodes(res *Result) []string {

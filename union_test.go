@@ -30,15 +30,10 @@ create view placed as select count(*) from pod where pod.node is not null;
 `
 	for _, d := range Databases() {
 		t.Run(d.Name, func(t *testing.T) {
-			m, err := Compile(schema)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := solveVerified(t, m, d.Open(t),
+			on := compileAndPlace(t, schema, d.Open(t),
 				"insert into node values ('up', 1, true), ('down', 1, false), ('spare', 1, false), ('big', 9, false)",
 				"insert into extra values ('spare'), ('gone')",
 				"insert into pod values ('a', 1, null), ('b', 1, null), ('c', 1, null)")
-			on := podNodes(res)
 			// up and spare (one cpu each) are usable; down and big are not.
 			if len(on) != 2 || on[0] != "spare" || on[1] != "up" {
 				t.Errorf("pods placed on %v, want one on spare and one on up", on)
