@@ -76,6 +76,15 @@ type Config struct {
 	// 20 preemptors, 50 ms all 20, for a plan that takes seconds of
 	// grounding and checking anyway.
 	PreemptionImprovementTimeout time.Duration
+	// PreemptionUnplacedImprovementTimeout is PreemptionImprovementTimeout
+	// while the plan leaves a preemptor without a node and the solver has
+	// not proven that no plan places more (cp's WideGapImprovementTimeout,
+	// with a gap of the preemptors' reward, which outweighs every eviction):
+	// a plan whose first solution places every preemptor (kube-scheduler's
+	// choice, the hint) ends as before; one that must evict on other nodes
+	// (anti-affinity across a zone) searches on. 0 means 500ms; negative
+	// turns it off.
+	PreemptionUnplacedImprovementTimeout time.Duration
 	// Verify makes Weave re-check every solution inside the database
 	// (tests); the scheduler's own check (Check) always runs.
 	Verify bool
@@ -183,6 +192,12 @@ func New(cfg Config) (*Scheduler, error) {
 		cfg.UnplacedImprovementTimeout = 100 * time.Millisecond
 	case cfg.UnplacedImprovementTimeout < 0:
 		cfg.UnplacedImprovementTimeout = 0
+	}
+	switch {
+	case cfg.PreemptionUnplacedImprovementTimeout == 0:
+		cfg.PreemptionUnplacedImprovementTimeout = 500 * time.Millisecond
+	case cfg.PreemptionUnplacedImprovementTimeout < 0:
+		cfg.PreemptionUnplacedImprovementTimeout = 0
 	}
 	switch {
 	case cfg.PreemptionImprovementTimeout == 0:
@@ -722,13 +737,22 @@ func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*
 	if err := s.exec(ctx, append(loadModelPods(all, victims, hint), a.write()...)); err != nil {
 		return nil, nil, err
 	}
-	improvement, unplaced, gap := s.cfg.ImprovementTimeout, s.cfg.UnplacedImprovementTimeout, s.cfg.GapLimit
+	// The longer wait applies while the gap is at least one pod's reward:
+	// in a placement batch any pod's; in a plan a preemptor's, which
+	// outweighs every victim (an evicted victim loses its own reward).
+	improvement, unplaced, gap, wide := s.cfg.ImprovementTimeout, s.cfg.UnplacedImprovementTimeout, s.cfg.GapLimit, int64(baseWeight-1)
 	if m == s.preemption {
 		// A plan's evictions are worth minimising to the end.
-		improvement, unplaced, gap = s.cfg.PreemptionImprovementTimeout, 0, 0
+		improvement, unplaced, gap = s.cfg.PreemptionImprovementTimeout, s.cfg.PreemptionUnplacedImprovementTimeout, 0
+		w := placeWeights(all)
+		for i, p := range pods {
+			if i == 0 || w[p.Priority]-1 < wide {
+				wide = w[p.Priority] - 1
+			}
+		}
 	}
 	res, err := m.Solve(ctx, weave.SolveOptions{Timeout: timeout, ImprovementTimeout: improvement,
-		WideGapImprovementTimeout: unplaced, WideGap: baseWeight - 1, AbsoluteGapLimit: gap, Verify: s.cfg.Verify, Seed: s.cfg.Seed, Workers: s.cfg.Workers, NoExplain: true, Backend: s.cfg.Backend,
+		WideGapImprovementTimeout: unplaced, WideGap: wide, AbsoluteGapLimit: gap, Verify: s.cfg.Verify, Seed: s.cfg.Seed, Workers: s.cfg.Workers, NoExplain: true, Backend: s.cfg.Backend,
 		HintNulls: hint != nil})
 	if err != nil {
 		return nil, nil, err

@@ -27,13 +27,17 @@ func (b *recordingBackend) Solve(ctx context.Context, m *cp.Model, p cp.Params) 
 // A placement batch asks the solver to keep searching for
 // UnplacedImprovementTimeout while the gap is at least one pod's reward
 // (baseWeight), and ImprovementTimeout once it is below; a preemption plan
-// keeps its own wait. Negative turns the longer wait off.
+// waits PreemptionUnplacedImprovementTimeout while the gap is at least a
+// preemptor's reward (here priority 5 over one pod of priority 1: twice
+// baseWeight), then PreemptionImprovementTimeout. Negative turns the
+// longer waits off.
 func TestUnplacedImprovementTimeoutReachesTheSolver(t *testing.T) {
 	for _, c := range []struct {
-		set, want time.Duration
-	}{{0, 100 * time.Millisecond}, {time.Second, time.Second}, {-1, 0}} {
+		set, want         time.Duration
+		planSet, planWant time.Duration
+	}{{0, 100 * time.Millisecond, 0, 500 * time.Millisecond}, {time.Second, time.Second, 200 * time.Millisecond, 200 * time.Millisecond}, {-1, 0, -1, 0}} {
 		rec := &recordingBackend{}
-		s := newTest(t, Config{Backend: rec, UnplacedImprovementTimeout: c.set})
+		s := newTest(t, Config{Backend: rec, UnplacedImprovementTimeout: c.set, PreemptionUnplacedImprovementTimeout: c.planSet})
 		addNodes(t, s, Node{Name: "n1", CPU: 2000, Memory: 2000})
 		addPods(t, s, Pod{Name: "low", CPU: 2000, Memory: 100, Priority: 1, NodeName: "n1", Phase: PhaseRunning},
 			Pod{Name: "p", CPU: 1000, Memory: 100, Priority: 5})
@@ -49,8 +53,9 @@ func TestUnplacedImprovementTimeoutReachesTheSolver(t *testing.T) {
 			t.Errorf("set %v: placement batch waits %v, %v above a gap of %d; want 5ms, %v above %d",
 				c.set, place.ImprovementTimeout, place.WideGapImprovementTimeout, place.WideGap, c.want, baseWeight-1)
 		}
-		if plan.ImprovementTimeout != 50*time.Millisecond || plan.WideGapImprovementTimeout != 0 {
-			t.Errorf("set %v: preemption plan waits %v, %v above a gap; want 50ms and no longer wait", c.set, plan.ImprovementTimeout, plan.WideGapImprovementTimeout)
+		if plan.ImprovementTimeout != 50*time.Millisecond || plan.WideGapImprovementTimeout != c.planWant || plan.WideGap != 2*baseWeight-1 {
+			t.Errorf("set %v: preemption plan waits %v, %v above a gap of %d; want 50ms, %v above %d",
+				c.planSet, plan.ImprovementTimeout, plan.WideGapImprovementTimeout, plan.WideGap, c.planWant, 2*baseWeight-1)
 		}
 	}
 }

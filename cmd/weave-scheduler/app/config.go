@@ -43,6 +43,10 @@ type Config struct {
 	// PreemptionImprovementTimeout is the same for preemption plans
 	// (scheduler.Config.PreemptionImprovementTimeout; 0: 50ms).
 	PreemptionImprovementTimeout time.Duration `json:"preemptionImprovementTimeout,omitempty"`
+	// PreemptionUnplacedImprovementTimeout is PreemptionImprovementTimeout while a plan leaves a preemptor
+	// without a node that the solver has not ruled out
+	// (scheduler.Config.PreemptionUnplacedImprovementTimeout; 0: 500ms, negative: off).
+	PreemptionUnplacedImprovementTimeout time.Duration `json:"preemptionUnplacedImprovementTimeout,omitempty"`
 	// NodeSample is the most nodes a placement batch considers on a larger
 	// cluster (scheduler.Config.NodeSample; 0: kube-scheduler's adaptive
 	// share, scheduler.DefaultNodeSample; negative: every node).
@@ -134,6 +138,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.DurationVar(&c.SolverUnplacedImprovementTimeout, "solver-unplaced-improvement-timeout", cfg.SolverUnplacedImprovementTimeout, "the same while the placement leaves a pod without a node that the solver has not ruled out (0: 100ms; negative: off)")
 	fs.Int64Var(&c.SolverGapLimit, "solver-gap-limit", cfg.SolverGapLimit, "end a placement solve once it is proven within this many objective units of the best (0: 50; negative: off)")
 	fs.DurationVar(&c.PreemptionImprovementTimeout, "preemption-improvement-timeout", cfg.PreemptionImprovementTimeout, "end a preemption plan's solve once it has not improved for this long (0: 50ms; negative: run to --solver-timeout)")
+	fs.DurationVar(&c.PreemptionUnplacedImprovementTimeout, "preemption-unplaced-improvement-timeout", cfg.PreemptionUnplacedImprovementTimeout, "the same while a plan leaves a preemptor without a node that the solver has not ruled out (0: 500ms; negative: off)")
 	fs.IntVar(&c.NodeSample, "node-sample", cfg.NodeSample, "most nodes a placement batch considers on a larger cluster (0: kube-scheduler's adaptive share, 230 of 500 nodes; negative: every node)")
 	fs.IntVar(&c.BindWorkers, "bind-workers", cfg.BindWorkers, "parallel bindings")
 	fs.DurationVar(&c.InitialBackoff, "initial-backoff", cfg.InitialBackoff, "first retry delay of an unschedulable pod")
@@ -192,6 +197,8 @@ func ParseFlags(args []string) (Config, error) {
 			cfg.SolverGapLimit = c.SolverGapLimit
 		case "preemption-improvement-timeout":
 			cfg.PreemptionImprovementTimeout = c.PreemptionImprovementTimeout
+		case "preemption-unplaced-improvement-timeout":
+			cfg.PreemptionUnplacedImprovementTimeout = c.PreemptionUnplacedImprovementTimeout
 		case "node-sample":
 			cfg.NodeSample = c.NodeSample
 		case "bind-workers":

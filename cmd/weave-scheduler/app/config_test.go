@@ -70,6 +70,9 @@ func TestParseFlagsSolverImprovementTimeout(t *testing.T) {
 	if cfg, err = ParseFlags([]string{"--preemption-improvement-timeout", "200ms"}); err != nil || cfg.PreemptionImprovementTimeout != 200*time.Millisecond {
 		t.Fatalf("preemption flag: %v %v", cfg.PreemptionImprovementTimeout, err)
 	}
+	if cfg, err = ParseFlags([]string{"--preemption-unplaced-improvement-timeout", "1s"}); err != nil || cfg.PreemptionUnplacedImprovementTimeout != time.Second {
+		t.Fatalf("preemption unplaced flag: %v %v", cfg.PreemptionUnplacedImprovementTimeout, err)
+	}
 	os.WriteFile(f, []byte("solverImprovementTimeout: 50ms\nsolverGapLimit: 7\nsolverUnplacedImprovementTimeout: 1s\n"), 0o644)
 	if cfg, err = ParseFlags([]string{"--config", f}); err != nil || cfg.SolverGapLimit != 7 || cfg.SolverUnplacedImprovementTimeout != time.Second {
 		t.Fatalf("file: gap limit %v, unplaced wait %v, %v", cfg.SolverGapLimit, cfg.SolverUnplacedImprovementTimeout, err)

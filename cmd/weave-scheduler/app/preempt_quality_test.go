@@ -62,3 +62,64 @@ func TestPreemptQuality(t *testing.T) {
 		}
 	}
 }
+
+// TestPreemptQualityCrossNode compares improvement timeouts on plans that need evictions on other nodes than
+// the preemptor's (paper Fig. 3): NODES nodes of 4 CPU in 10 zones, each full with two 1-CPU "web" pods and
+// one 2-CPU "db" pod of priority 1 (app=db, anti-affine to app=db in the zone); preemptors of priority 10
+// (2 CPU, app=db, the same anti-affinity) fit a node only by evicting its db pod and every other db pod
+// of the zone. The best plan puts each preemptor in its own zone and evicts the zone's db pods; it is
+// checked with the default waits, the other waits are logged. WEAVE_PREEMPT_QUALITY=1 runs it.
+func TestPreemptQualityCrossNode(t *testing.T) {
+	if os.Getenv("WEAVE_PREEMPT_QUALITY") == "" {
+		t.Skip("set WEAVE_PREEMPT_QUALITY=1")
+	}
+	nodes, _ := strconv.Atoi(os.Getenv("NODES"))
+	if nodes == 0 {
+		nodes = 100
+	}
+	anti := []scheduler.PodAffinityTerm{{Anti: true, Required: true, Key: "app", Value: "db", TopologyKey: scheduler.LabelZone}}
+	db := map[string]string{"app": "db"}
+	for _, unplaced := range []time.Duration{-1, 100 * time.Millisecond, 0, time.Second} {
+		for _, n := range []int{1, 5, 10, 20} {
+			imp := unplaced
+			s, err := scheduler.New(scheduler.Config{Name: "weave-scheduler", BatchSize: 100, BatchIdle: -1, Seed: 1, PreemptionUnplacedImprovementTimeout: unplaced})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			for i := 0; i < nodes; i++ {
+				name := fmt.Sprintf("node-%d", i)
+				zone := fmt.Sprintf("z%d", i%10)
+				if err := s.UpsertNode(ctx, scheduler.Node{Name: name, CPU: 4000, Memory: 32000, Pods: 110, Zone: zone,
+					Labels: map[string]string{scheduler.LabelHostname: name, scheduler.LabelZone: zone}}); err != nil {
+					t.Fatal(err)
+				}
+				for k := 0; k < 2; k++ {
+					if err := s.UpsertPod(ctx, scheduler.Pod{Name: fmt.Sprintf("web-%d-%d", i, k), SchedulerName: "weave-scheduler", CPU: 1000, Memory: 500, Priority: 1, NodeName: name, Phase: scheduler.PhaseRunning}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if i < 20 { // db pods on the first two nodes of each zone
+					if err := s.UpsertPod(ctx, scheduler.Pod{Name: fmt.Sprintf("db-%d", i), SchedulerName: "weave-scheduler", CPU: 2000, Memory: 500, Priority: 1, NodeName: name, Phase: scheduler.PhaseRunning, Labels: db, Affinity: anti}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			var names []string
+			for i := 0; i < n; i++ {
+				names = append(names, fmt.Sprintf("high-%d", i))
+				if err := s.UpsertPod(ctx, scheduler.Pod{Name: names[i], SchedulerName: "weave-scheduler", CPU: 2000, Memory: 500, Priority: 10, Phase: scheduler.PhasePending, Labels: db, Affinity: anti}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t0 := time.Now()
+			bs, ev, us, err := s.PreemptPods(ctx, names)
+			t.Logf("unplaced wait %v (0: default), %d preemptors: placed %d, evictions %d, unschedulable %d, err %v in %v", imp, n, len(bs), len(ev), len(us), err, time.Since(t0).Round(time.Millisecond))
+			// One db pod per zone: at most 10 preemptors fit, each evicting its zone's two db pods.
+			if want := min(n, 10); imp == 0 && (len(bs) != want || len(ev) != 2*want) {
+				t.Errorf("default wait, %d preemptors: placed %d with %d evictions, want %d with %d", n, len(bs), len(ev), want, 2*want)
+			}
+			s.Close()
+		}
+	}
+}

@@ -125,12 +125,13 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 		BatchIdle: cfg.BatchWait,
 		Timeout:   cfg.SolverTimeout,
 
-		ImprovementTimeout:           cfg.SolverImprovementTimeout,
-		UnplacedImprovementTimeout:   cfg.SolverUnplacedImprovementTimeout,
-		GapLimit:                     cfg.SolverGapLimit,
-		PreemptionImprovementTimeout: cfg.PreemptionImprovementTimeout,
-		NodeSample:                   cfg.NodeSample,
-		Verify:                       cfg.Verify,
+		ImprovementTimeout:                   cfg.SolverImprovementTimeout,
+		UnplacedImprovementTimeout:           cfg.SolverUnplacedImprovementTimeout,
+		GapLimit:                             cfg.SolverGapLimit,
+		PreemptionImprovementTimeout:         cfg.PreemptionImprovementTimeout,
+		PreemptionUnplacedImprovementTimeout: cfg.PreemptionUnplacedImprovementTimeout,
+		NodeSample:                           cfg.NodeSample,
+		Verify:                               cfg.Verify,
 
 		DisabledPolicies: cfg.DisabledPolicies,
 	}, log)
