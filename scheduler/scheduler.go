@@ -162,6 +162,17 @@ type Scheduler struct {
 	sampleAt int64
 }
 
+// waitOrDefault applies the convention of Config's waits: 0 means def,
+// negative means none (0 for the solver).
+func waitOrDefault(d *time.Duration, def time.Duration) {
+	switch {
+	case *d == 0:
+		*d = def
+	case *d < 0:
+		*d = 0
+	}
+}
+
 // New compiles both models, creates the schema in the state database
 // (Config.DB, or a fresh in-memory SQLite database) and connects the
 // models to it.
@@ -181,30 +192,10 @@ func New(cfg Config) (*Scheduler, error) {
 	case cfg.GapLimit < 0:
 		cfg.GapLimit = 0
 	}
-	switch {
-	case cfg.ImprovementTimeout == 0:
-		cfg.ImprovementTimeout = 5 * time.Millisecond
-	case cfg.ImprovementTimeout < 0:
-		cfg.ImprovementTimeout = 0
-	}
-	switch {
-	case cfg.UnplacedImprovementTimeout == 0:
-		cfg.UnplacedImprovementTimeout = 100 * time.Millisecond
-	case cfg.UnplacedImprovementTimeout < 0:
-		cfg.UnplacedImprovementTimeout = 0
-	}
-	switch {
-	case cfg.PreemptionUnplacedImprovementTimeout == 0:
-		cfg.PreemptionUnplacedImprovementTimeout = 500 * time.Millisecond
-	case cfg.PreemptionUnplacedImprovementTimeout < 0:
-		cfg.PreemptionUnplacedImprovementTimeout = 0
-	}
-	switch {
-	case cfg.PreemptionImprovementTimeout == 0:
-		cfg.PreemptionImprovementTimeout = 50 * time.Millisecond
-	case cfg.PreemptionImprovementTimeout < 0:
-		cfg.PreemptionImprovementTimeout = 0
-	}
+	waitOrDefault(&cfg.ImprovementTimeout, 5*time.Millisecond)
+	waitOrDefault(&cfg.UnplacedImprovementTimeout, 100*time.Millisecond)
+	waitOrDefault(&cfg.PreemptionImprovementTimeout, 50*time.Millisecond)
+	waitOrDefault(&cfg.PreemptionUnplacedImprovementTimeout, 500*time.Millisecond)
 	off, err := disabledSet(cfg.DisabledPolicies)
 	if err != nil {
 		return nil, err
