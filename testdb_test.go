@@ -72,21 +72,16 @@ func solveVerified(t testing.TB, m *Model, db *sql.DB, inserts ...string) *Resul
 }
 
 // compileAndPlace compiles schema, solves it on db after the inserts
-// (solveVerified) and returns podNodes of the result.
+// (solveVerified) and returns, sorted, the node column of the pod table's
+// rows that have one (the pods placed).
 func compileAndPlace(t testing.TB, schema string, db *sql.DB, inserts ...string) []string {
 	t.Helper()
 	m, err := Compile(schema)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return podNodes(solveVerified(t, m, db, inserts...))
-}
-
-// podNodes lists, sorted, the node column of the pod table's rows that have
-// one (the pods placed).
-func podNodes(res *Result) []string {
 	var on []string
-	for _, r := range res.Table("pod").Rows {
+	for _, r := range solveVerified(t, m, db, inserts...).Table("pod").Rows {
 		if n, ok := r["node"].(string); ok {
 			on = append(on, n)
 		}

@@ -1,6 +1,7 @@
 package weave
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -35,7 +36,7 @@ create view placed as select count(*) from pod where pod.node is not null;
 				"insert into extra values ('spare'), ('gone')",
 				"insert into pod values ('a', 1, null), ('b', 1, null), ('c', 1, null)")
 			// up and spare (one cpu each) are usable; down and big are not.
-			if len(on) != 2 || on[0] != "spare" || on[1] != "up" {
+			if !slices.Equal(on, []string{"spare", "up"}) {
 				t.Errorf("pods placed on %v, want one on spare and one on up", on)
 			}
 		})

@@ -735,12 +735,11 @@ func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*
 	if m == s.preemption {
 		// A plan's evictions are worth minimising to the end.
 		improvement, unplaced, gap = s.cfg.PreemptionImprovementTimeout, s.cfg.PreemptionUnplacedImprovementTimeout, 0
-		w := placeWeights(all)
-		for i, p := range pods {
-			if i == 0 || w[p.Priority]-1 < wide {
-				wide = w[p.Priority] - 1
-			}
+		low := pods[0].Priority // the plan's lowest preemptor: weights grow with priority
+		for _, p := range pods {
+			low = min(low, p.Priority)
 		}
+		wide = placeWeights(all)[low] - 1
 	}
 	res, err := m.Solve(ctx, weave.SolveOptions{Timeout: timeout, ImprovementTimeout: improvement,
 		WideGapImprovementTimeout: unplaced, WideGap: wide, AbsoluteGapLimit: gap, Verify: s.cfg.Verify, Seed: s.cfg.Seed, Workers: s.cfg.Workers, NoExplain: true, Backend: s.cfg.Backend,

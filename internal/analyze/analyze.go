@@ -236,13 +236,15 @@ func (a *analyzer) index(st *sqlfront.CreateIndex) {
 	t.Indexes = append(t.Indexes, st.Text)
 }
 
-// notPushedDown says why a view is not evaluated by the database, for
-// the errors about what only such views may use.
-func notPushedDown(v *ir.View) string {
+// onlyPushedDown reports, at pos, that what (left join, union, order by,
+// limit) is supported only in views the database evaluates, saying why v
+// is not one and what to do instead.
+func (a *analyzer) onlyPushedDown(pos sqlfront.Pos, what string, v *ir.View, instead string) {
+	why := "reads decision columns"
 	if v.Kind != ir.Intermediate {
-		return "is a " + v.Kind.String()
+		why = "is a " + v.Kind.String()
 	}
-	return "reads decision columns"
+	a.errorf(pos, "%s is supported only in views over input columns, which the database evaluates; view %s %s: %s", what, v.Name, why, instead)
 }
 
 // unionArms analyses the arms after a view's first select ("union [all]
@@ -293,7 +295,7 @@ func (a *analyzer) orderLimit(st *sqlfront.CreateView, q *ir.Query, v *ir.View) 
 		} else {
 			pos, what = vq.Limit.Pos, "limit"
 		}
-		a.errorf(pos, "%s is supported only in views over input columns, which the database evaluates; view %s %s: put it in a view of input columns that it reads", what, v.Name, notPushedDown(v))
+		a.onlyPushedDown(pos, what, v, "put it in a view of input columns that it reads")
 		return false
 	}
 	for _, o := range vq.OrderBy {
@@ -376,7 +378,7 @@ func (a *analyzer) view(st *sqlfront.CreateView) {
 		v.Kind = ir.Pushdown
 	}
 	if u := st.Query.Union; len(u) > 0 && v.Kind != ir.Pushdown {
-		a.errorf(u[0].Pos, "union is supported only in views over input columns, which the database evaluates; view %s %s: put the union in a view of input columns that it reads", v.Name, notPushedDown(v))
+		a.onlyPushedDown(u[0].Pos, "union", v, "put the union in a view of input columns that it reads")
 		a.broken[st.Name] = true
 		return
 	}
@@ -385,7 +387,7 @@ func (a *analyzer) view(st *sqlfront.CreateView) {
 		return
 	}
 	if j := a.outerJoin; j != nil && v.Kind != ir.Pushdown {
-		a.errorf(j.Pos, "left join is supported only in views over input columns, which the database evaluates; view %s %s: write it with inner joins, or put the left join in a view of input columns that it reads", v.Name, notPushedDown(v))
+		a.onlyPushedDown(j.Pos, "left join", v, "write it with inner joins, or put the left join in a view of input columns that it reads")
 		a.broken[st.Name] = true
 		return
 	}

@@ -3,8 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -19,13 +17,7 @@ import (
 // with the scheduler package directly, per solver timeout: how many pods one batch places, and how long it
 // takes. WEAVE_BATCH_QUALITY=1 runs it.
 func TestBatchQuality(t *testing.T) {
-	if os.Getenv("WEAVE_BATCH_QUALITY") == "" {
-		t.Skip("set WEAVE_BATCH_QUALITY=1")
-	}
-	nodes, _ := strconv.Atoi(os.Getenv("NODES"))
-	if nodes == 0 {
-		nodes = 500
-	}
+	nodes := qualityNodes(t, "WEAVE_BATCH_QUALITY", 500)
 	for _, timeout := range []time.Duration{100 * time.Millisecond, 500 * time.Millisecond, 2 * time.Second} {
 		s, err := scheduler.New(scheduler.Config{Name: "weave-scheduler", BatchSize: 100, BatchIdle: -1, Timeout: timeout, Seed: 1})
 		if err != nil {

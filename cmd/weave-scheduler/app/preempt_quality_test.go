@@ -15,13 +15,7 @@ import (
 // four 900m pods of priority 1; 3-CPU pods of priority 10 pending) for plans of several sizes and improvement
 // timeouts: how many pods a plan places and how long it takes. WEAVE_PREEMPT_QUALITY=1 runs it.
 func TestPreemptQuality(t *testing.T) {
-	if os.Getenv("WEAVE_PREEMPT_QUALITY") == "" {
-		t.Skip("set WEAVE_PREEMPT_QUALITY=1")
-	}
-	nodes, _ := strconv.Atoi(os.Getenv("NODES"))
-	if nodes == 0 {
-		nodes = 500
-	}
+	nodes := qualityNodes(t, "WEAVE_PREEMPT_QUALITY", 500)
 	for _, imp := range []time.Duration{0, 50 * time.Millisecond, -1} {
 		for _, n := range []int{1, 5, 20, 100} {
 			s, err := scheduler.New(scheduler.Config{Name: "weave-scheduler", BatchSize: 100, BatchIdle: -1, Seed: 1, PreemptionImprovementTimeout: imp})
@@ -70,18 +64,11 @@ func TestPreemptQuality(t *testing.T) {
 // of the zone. The best plan puts each preemptor in its own zone and evicts the zone's db pods; it is
 // checked with the default waits, the other waits are logged. WEAVE_PREEMPT_QUALITY=1 runs it.
 func TestPreemptQualityCrossNode(t *testing.T) {
-	if os.Getenv("WEAVE_PREEMPT_QUALITY") == "" {
-		t.Skip("set WEAVE_PREEMPT_QUALITY=1")
-	}
-	nodes, _ := strconv.Atoi(os.Getenv("NODES"))
-	if nodes == 0 {
-		nodes = 100
-	}
+	nodes := qualityNodes(t, "WEAVE_PREEMPT_QUALITY", 100)
 	anti := []scheduler.PodAffinityTerm{{Anti: true, Required: true, Key: "app", Value: "db", TopologyKey: scheduler.LabelZone}}
 	db := map[string]string{"app": "db"}
 	for _, unplaced := range []time.Duration{-1, 100 * time.Millisecond, 0, time.Second} {
 		for _, n := range []int{1, 5, 10, 20} {
-			imp := unplaced
 			s, err := scheduler.New(scheduler.Config{Name: "weave-scheduler", BatchSize: 100, BatchIdle: -1, Seed: 1, PreemptionUnplacedImprovementTimeout: unplaced})
 			if err != nil {
 				t.Fatal(err)
@@ -114,12 +101,25 @@ func TestPreemptQualityCrossNode(t *testing.T) {
 			}
 			t0 := time.Now()
 			bs, ev, us, err := s.PreemptPods(ctx, names)
-			t.Logf("unplaced wait %v (0: default), %d preemptors: placed %d, evictions %d, unschedulable %d, err %v in %v", imp, n, len(bs), len(ev), len(us), err, time.Since(t0).Round(time.Millisecond))
+			t.Logf("unplaced wait %v (0: default), %d preemptors: placed %d, evictions %d, unschedulable %d, err %v in %v", unplaced, n, len(bs), len(ev), len(us), err, time.Since(t0).Round(time.Millisecond))
 			// One db pod per zone: at most 10 preemptors fit, each evicting its zone's two db pods.
-			if want := min(n, 10); imp == 0 && (len(bs) != want || len(ev) != 2*want) {
+			if want := min(n, 10); unplaced == 0 && (len(bs) != want || len(ev) != 2*want) {
 				t.Errorf("default wait, %d preemptors: placed %d with %d evictions, want %d with %d", n, len(bs), len(ev), want, 2*want)
 			}
 			s.Close()
 		}
 	}
+}
+
+// qualityNodes skips the measurement t unless the environment variable env is set, and returns the node
+// count it runs at: NODES, or def.
+func qualityNodes(t *testing.T, env string, def int) int {
+	t.Helper()
+	if os.Getenv(env) == "" {
+		t.Skipf("set %s=1", env)
+	}
+	if n, _ := strconv.Atoi(os.Getenv("NODES")); n > 0 {
+		return n
+	}
+	return def
 }
