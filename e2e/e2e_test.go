@@ -99,6 +99,26 @@ func metric(t *testing.T, s *app.Server, name string) float64 {
 	return total
 }
 
+// waitMetric waits until the counter name of s reads want, failing at once if it passes want and after
+// 10 s if it never gets there. A counter is bumped after the API server has answered, so a test that has
+// just seen the pods bound through its own watch can read it a moment before it catches up.
+func waitMetric(t *testing.T, s *app.Server, name string, want float64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v := metric(t, s, name)
+		switch {
+		case v == want:
+			return
+		case v > want:
+			t.Fatalf("%s %v, want %v", name, v, want)
+		case time.Now().After(deadline):
+			t.Fatalf("%s %v after 10 s, want %v", name, v, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func eventsFor(t *testing.T, c *harness.Cluster, ns, pod string) []string {
 	t.Helper()
 	evs, err := c.Client.EventsV1().Events(ns).List(context.Background(), metav1.ListOptions{})
@@ -228,9 +248,7 @@ func TestWeaveSchedulerBindsPods(t *testing.T) {
 		}
 		return false
 	})
-	if v := metric(t, s, "weave_scheduler_pods_scheduled_total"); v != 41 {
-		t.Errorf("pods_scheduled_total %v, want 41", v)
-	}
+	waitMetric(t, s, "weave_scheduler_pods_scheduled_total", 41)
 	if metric(t, s, "weave_scheduler_batch_phase_duration_seconds_count") == 0 {
 		t.Error("no batch phase observed")
 	}
@@ -297,9 +315,7 @@ func TestPodDeletedMidBatchIsNotBound(t *testing.T) {
 	if v := metric(t, s, "weave_scheduler_bind_errors_total"); v != 0 {
 		t.Errorf("bind errors %v: the deleted pod reached the API", v)
 	}
-	if v := metric(t, s, "weave_scheduler_pods_scheduled_total"); v != 9 {
-		t.Errorf("scheduled %v, want 9", v)
-	}
+	waitMetric(t, s, "weave_scheduler_pods_scheduled_total", 9)
 }
 
 func TestNodeRemovedMidBatchIsNotUsed(t *testing.T) {
@@ -371,9 +387,7 @@ func TestLeaderElectionTwoReplicas(t *testing.T) {
 	if b.Leader() || metric(t, b, "weave_scheduler_pods_scheduled_total") != 0 {
 		t.Fatal("the standby replica scheduled pods")
 	}
-	if v := metric(t, a, "weave_scheduler_pods_scheduled_total"); v != 20 {
-		t.Fatalf("leader scheduled %v, want 20", v)
-	}
+	waitMetric(t, a, "weave_scheduler_pods_scheduled_total", 20)
 	// Failover: the leader stops (releasing the Lease); the standby takes over.
 	t0 := time.Now()
 	cancelA()
@@ -386,9 +400,7 @@ func TestLeaderElectionTwoReplicas(t *testing.T) {
 	if _, err := c.WaitBound(ctx, "w", 40, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if v := metric(t, b, "weave_scheduler_pods_scheduled_total"); v != 20 {
-		t.Fatalf("new leader scheduled %v, want 20", v)
-	}
+	waitMetric(t, b, "weave_scheduler_pods_scheduled_total", 20)
 	lease, err := c.Client.CoordinationV1().Leases("kube-system").Get(ctx, "weave-scheduler", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

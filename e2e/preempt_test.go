@@ -105,9 +105,7 @@ func TestPreemptionViaEviction(t *testing.T) {
 	if p.Status.NominatedNodeName != node {
 		t.Errorf("nominatedNodeName %q, want %s", p.Status.NominatedNodeName, node)
 	}
-	if v := metric(t, s, "weave_scheduler_pods_preempted_total"); v != 1 {
-		t.Errorf("pods_preempted_total %v, want 1", v)
-	}
+	waitMetric(t, s, "weave_scheduler_pods_preempted_total", 1)
 	waitFor(t, "Preempted and Preempting events", 10*time.Second, func() bool {
 		var preempted, preempting bool
 		for _, e := range eventsFor(t, c, "w", victim) {
