@@ -73,6 +73,10 @@ type analyzer struct {
 	// none: the database evaluates one, the grounder does not, so a view
 	// with one must be pushed down.
 	outerJoin *sqlfront.Join
+	// stringMinMax is the first min or max over strings of the view being
+	// analysed, nil if none: the grounder compares integers only, so a
+	// view with one must be pushed down too.
+	stringMinMax *sqlfront.FuncCall
 }
 
 func (a *analyzer) errorf(p sqlfront.Pos, format string, args ...any) {
@@ -322,7 +326,7 @@ func (a *analyzer) view(st *sqlfront.CreateView) {
 	if a.nameTaken(st.Name, st.NamePos) {
 		return
 	}
-	a.outerJoin = nil
+	a.outerJoin, a.stringMinMax = nil, nil
 	kind := ir.Intermediate
 	annotated := false
 	for _, an := range st.Annotations {
@@ -388,6 +392,11 @@ func (a *analyzer) view(st *sqlfront.CreateView) {
 	}
 	if j := a.outerJoin; j != nil && v.Kind != ir.Pushdown {
 		a.onlyPushedDown(j.Pos, "left join", v, "write it with inner joins, or put the left join in a view of input columns that it reads")
+		a.broken[st.Name] = true
+		return
+	}
+	if f := a.stringMinMax; f != nil && v.Kind != ir.Pushdown {
+		a.onlyPushedDown(f.Position(), f.Name+" over strings", v, "compare integers, or put the "+f.Name+" in a view of input columns that it reads")
 		a.broken[st.Name] = true
 		return
 	}

@@ -449,11 +449,19 @@ func (a *analyzer) aggregate(e *sqlfront.FuncCall, sc *scope) *ir.Agg {
 		}
 		agg.T = ir.Int
 	case "min", "max":
-		if arg.Type() != ir.Int {
-			a.errorf(e.Position(), "%s needs an integer argument, not %s", e.Name, article(arg.Type()))
+		// Strings compare in byte order on SQLite and on PostgreSQL with
+		// the C collation, so the database may take the least or greatest.
+		switch arg.Type() {
+		case ir.Int:
+		case ir.String:
+			if a.stringMinMax == nil {
+				a.stringMinMax = e
+			}
+		default:
+			a.errorf(e.Position(), "%s needs an integer or string argument, not %s", e.Name, article(arg.Type()))
 			return nil
 		}
-		agg.T = ir.Int
+		agg.T = arg.Type()
 	default:
 		agg.T = ir.Bool
 	}
