@@ -6,8 +6,8 @@ import (
 )
 
 // A view over input columns may take the least or greatest string: the
-// database evaluates it (byte order on SQLite and on PostgreSQL with the C
-// collation), and the model reads its one row.
+// database evaluates it, in its collation (byte order on SQLite and on the
+// tests' PostgreSQL), and the model reads its one row.
 func TestMinMaxOverStringsInAViewOverInputColumns(t *testing.T) {
 	const schema = `
 create table node (name varchar(10) primary key, zone varchar(10) not null);

@@ -449,8 +449,8 @@ func (a *analyzer) aggregate(e *sqlfront.FuncCall, sc *scope) *ir.Agg {
 		}
 		agg.T = ir.Int
 	case "min", "max":
-		// Strings compare in byte order on SQLite and on PostgreSQL with
-		// the C collation, so the database may take the least or greatest.
+		// Over strings only where the database evaluates the view (in its
+		// collation, as its order by): the grounder orders integers only.
 		switch arg.Type() {
 		case ir.Int:
 		case ir.String:
