@@ -9,9 +9,14 @@ import (
 )
 
 // roomiest is N4's choice restated in Go: of the nodes with CPU and memory,
-// the one with the most of both free in percent of its allocatable (integer
-// percents, as SQL divides), and of a tie the first on the sampling ring.
+// the one with the most of both free in percent of the largest node's
+// allocatable (integer percents, as SQL divides), and of a tie the first on
+// the sampling ring.
 func roomiest(nodes []Node, pods []Pod) string {
+	var maxCPU, maxMemory int64
+	for _, n := range nodes {
+		maxCPU, maxMemory = max(maxCPU, n.CPU), max(maxMemory, n.Memory)
+	}
 	used := map[string][2]int64{}
 	for _, p := range pods {
 		if p.NodeName != "" {
@@ -25,7 +30,7 @@ func roomiest(nodes []Node, pods []Pod) string {
 			continue
 		}
 		u := used[n.Name]
-		room := (n.CPU-u[0])*100/n.CPU + (n.Memory-u[1])*100/n.Memory
+		room := (n.CPU-u[0])*100/maxCPU + (n.Memory-u[1])*100/maxMemory
 		key := sampleKey(n.Name)
 		if best == "" || room > bestRoom || room == bestRoom && key < bestKey {
 			best, bestRoom, bestKey = n.Name, room, key
@@ -115,5 +120,24 @@ func TestHeadroomKeepsTheRoomiestNode(t *testing.T) {
 		if placed["large"] != kept {
 			t.Errorf("the large pod placed %v (unschedulable %v), want on %s", placed, us, kept)
 		}
+	}
+}
+
+// On nodes of mixed sizes room counts in absolute terms: a large node half
+// full has more room for a large pod than an empty small one, and N4 keeps
+// it (in percent of its own allocatable the small node would rank first).
+func TestRoomiestNodeOfMixedSizesIsTheLargestRoom(t *testing.T) {
+	for _, d := range stateDBs() {
+		t.Run(d.name, func(t *testing.T) {
+			s := newOn(t, d, Config{})
+			addNodes(t, s, Node{Name: "small", CPU: 2000, Memory: 4000}, Node{Name: "large", CPU: 16000, Memory: 32000})
+			addPods(t, s, Pod{Name: "half", CPU: 8000, Memory: 16000, NodeName: "large", Phase: PhaseRunning})
+			if err := s.exec(context.Background(), wholeRing.write()); err != nil {
+				t.Fatal(err)
+			}
+			if got := queryStrings(t, s.DB(), "select node_name from roomiest_node"); !slices.Equal(got, []string{"large"}) {
+				t.Errorf("roomiest_node %v, want [large]", got)
+			}
+		})
 	}
 }

@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -22,6 +24,42 @@ func TestPolicyFiles(t *testing.T) {
 		if !reg[f] {
 			t.Errorf("%s is not in the registry", f)
 		}
+	}
+}
+
+// TestREADMEPolicyTable: the README's table of policies has a row per
+// registered policy, and its plugin, kind, file, count of SQL lines and
+// models are the registry's and the file's.
+func TestREADMEPolicyTable(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Split(line, " | "); len(f) == 6 && strings.HasPrefix(f[3], "`sql/policies/") {
+			rows[strings.Trim(f[3], "`")] = line
+		}
+	}
+	for _, p := range Policies {
+		kind := "soft"
+		if p.Hard {
+			kind = "hard"
+		}
+		models := make([]string, len(p.Models))
+		for i, m := range p.Models {
+			models[i] = string(m)
+		}
+		want := fmt.Sprintf("| %s | %s | %s | `sql/policies/%s` | %d | %s |", p.ID, p.Plugin, kind, p.File, p.Lines(), strings.Join(models, ", "))
+		if got, ok := rows["sql/policies/"+p.File]; !ok {
+			t.Errorf("README has no row for %s; want\n%s", p.File, want)
+		} else if got != want {
+			t.Errorf("README row for %s:\n%s\nwant\n%s", p.File, got, want)
+		}
+		delete(rows, "sql/policies/"+p.File)
+	}
+	for f := range rows {
+		t.Errorf("README has a row for %s, which is not registered", f)
 	}
 }
 

@@ -1,5 +1,6 @@
 -- N4 (new): keep room for large pods. The roomiest node (most CPU plus
--- memory free, in percent of its allocatable; of a tie, the first on the
+-- memory free, in percent of the largest node's allocatable, so that on
+-- mixed sizes room counts in absolute terms; of a tie, the first on the
 -- sampling ring) is kept for the pods that need it: each percent of it
 -- that the batch takes costs a point. Balancing alone (S2-S5) leaves every
 -- node the same room, less than a large pod of a later batch may need.
@@ -7,7 +8,8 @@ create view roomiest_node as
 select f.node_name, n.cpu_allocatable, n.memory_allocatable
 from node_free f join node n on n.name = f.node_name
 where n.cpu_allocatable > 0 and n.memory_allocatable > 0
-order by f.cpu_free * 100 / n.cpu_allocatable + f.memory_free * 100 / n.memory_allocatable desc, n.sample_key
+order by f.cpu_free * 100 / (select max(m.cpu_allocatable) from node m)
+       + f.memory_free * 100 / (select max(m.memory_allocatable) from node m) desc, n.sample_key
 limit 1;
 
 -- @soft_constraint
