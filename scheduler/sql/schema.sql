@@ -232,21 +232,22 @@ where pod.node_name is not null and (pod.phase = 'Pending' or pod.phase = 'Runni
 -- What is left of each node after the bound pods: per-node aggregates,
 -- computed by the database, are all the placement model reads of them.
 -- Only the sampled nodes': every reader joins it with the pods on the
--- node, and node_sample_only keeps pods off the others.
+-- node, and node_sample_only keeps pods off the others. The sample is
+-- found first, then each of its nodes' pods by pod_node: summed as a
+-- derived table over every bound pod and then joined with the sample,
+-- SQLite read all the cluster's bound pods, twice a batch with N4 (19 ms
+-- each at 5,000 nodes holding 20,000 pods; 3 ms this way).
 create view node_free as
 select node.name as node_name,
-  node.cpu_allocatable - coalesce(u.cpu, 0) as cpu_free,
-  node.memory_allocatable - coalesce(u.memory, 0) as memory_free,
-  node.storage_allocatable - coalesce(u.storage, 0) as storage_free,
-  node.pods_allocatable - coalesce(u.pods, 0) as pods_free,
-  node.cpu_allocatable - coalesce(u.cpu_limit, 0) as cpu_limit_free,
-  node.memory_allocatable - coalesce(u.memory_limit, 0) as memory_limit_free
-from node join sampled_node sn on sn.node_name = node.name left join
-  (select b.node_name, sum(b.cpu_request) as cpu, sum(b.memory_request) as memory,
-          sum(b.storage_request) as storage, count(*) as pods,
-          sum(b.cpu_limit) as cpu_limit, sum(b.memory_limit) as memory_limit
-   from bound_pod b join sampled_node bs on bs.node_name = b.node_name
-   group by b.node_name) u on u.node_name = node.name;
+  node.cpu_allocatable - coalesce(sum(b.cpu_request), 0) as cpu_free,
+  node.memory_allocatable - coalesce(sum(b.memory_request), 0) as memory_free,
+  node.storage_allocatable - coalesce(sum(b.storage_request), 0) as storage_free,
+  node.pods_allocatable - count(b.name) as pods_free,
+  node.cpu_allocatable - coalesce(sum(b.cpu_limit), 0) as cpu_limit_free,
+  node.memory_allocatable - coalesce(sum(b.memory_limit), 0) as memory_limit_free
+from node left join bound_pod b on b.node_name = node.name
+where node.name in (select sn.node_name from sampled_node sn)
+group by node.name, node.cpu_allocatable, node.memory_allocatable, node.storage_allocatable, node.pods_allocatable;
 
 -- The labels of the pods a model decides.
 create view batch_pod_label as
