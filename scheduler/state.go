@@ -180,24 +180,21 @@ func (s *State) sameDomain(a, b, key string) bool {
 }
 
 // Check verifies the hard policies for the pods of a batch, placed as their
-// NodeName says ("" is unplaced), against every other live bound pod.
+// NodeName says ("" is unplaced), against every other live bound pod. An
+// error names the first pod at fault by name.
 func (s *State) Check(batch []*Pod) error {
-	inBatch := map[string]bool{}
+	inBatch := make(map[string]bool, len(batch))
 	for _, b := range batch {
 		inBatch[b.Name] = true
 	}
-	var bound, placed []*Pod
-	for _, p := range s.Pods {
-		if p.NodeName != "" && live(p) {
-			if inBatch[p.Name] {
-				placed = append(placed, s.Pods[p.Name])
-			} else {
-				bound = append(bound, p)
-			}
+	var placed []*Pod
+	for name := range inBatch {
+		if p := s.Pods[name]; p != nil && p.NodeName != "" && live(p) {
+			placed = append(placed, p)
 		}
 	}
 	sort.Slice(placed, func(i, j int) bool { return placed[i].Name < placed[j].Name })
-	ix := s.indexBound(bound)
+	ix := s.indexBound(batch, placed, inBatch)
 	var errs []string
 	fail := func(f string, a ...any) { errs = append(errs, fmt.Sprintf(f, a...)) }
 	touched := map[string]bool{}
@@ -277,11 +274,11 @@ func (s *State) Check(batch []*Pod) error {
 	// H15 service affinity within the batch: one zone per service.
 	zones := map[string]map[string]bool{}
 	for _, p := range placed {
-		if p.Service != "" {
+		if n := s.Nodes[p.NodeName]; p.Service != "" && n != nil { // an unknown node is reported above
 			if zones[p.Service] == nil {
 				zones[p.Service] = map[string]bool{}
 			}
-			zones[p.Service][s.Nodes[p.NodeName].Zone] = true
+			zones[p.Service][n.Zone] = true
 		}
 	}
 	for svc, z := range zones {
@@ -299,7 +296,12 @@ func (s *State) Check(batch []*Pod) error {
 	type gn struct{ g, n string }
 	count := map[gn]int64{}
 	recv := map[gn]bool{}
-	for _, q := range append(append([]*Pod(nil), bound...), placed...) {
+	for g := range limit {
+		for _, q := range ix.byGroup[g] {
+			count[gn{g, q.NodeName}]++
+		}
+	}
+	for _, q := range placed {
 		count[gn{q.Group, q.NodeName}]++
 	}
 	for _, p := range placed {
@@ -310,7 +312,7 @@ func (s *State) Check(batch []*Pod) error {
 			fail("N1 group %s has %d pods on %s, limit %d", k.g, count[k], k.n, l)
 		}
 	}
-	errs = append(errs, s.checkSpread(batch, bound, placed)...)
+	errs = append(errs, s.checkSpread(batch, placed, ix)...)
 	if len(errs) > 0 {
 		sort.Strings(errs)
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
@@ -327,24 +329,34 @@ func hasTerm(p *Pod, t PodAffinityTerm) bool {
 	return false
 }
 
-// boundIndex finds, for Check, the bound pods that matter to a pod on a
-// node: those of a topology domain, those a term selects, those with
-// anti-affinity terms, those of a service. Check looped over every bound
-// pod for each pod of the batch (240,000 iterations per 100-pod batch on
-// a cluster of 2,400 pods: a tenth of the scheduling loop).
+// boundIndex holds, for Check, the live bound pods outside the batch that
+// the batch's placements can involve: those on the nodes that receive pods
+// and in the topology domains of their anti-affinity terms, those their
+// affinity terms select, those with anti-affinity terms, those of their
+// services and of the batch's groups. It is filled in one pass over the
+// state's pods (indexBound), each list in name order. Check used to loop
+// over every bound pod for each question: 240,000 iterations per 100-pod
+// batch on 2,400 pods, and 40 ms a batch on 5,000 nodes running 50,000.
 type boundIndex struct {
-	s     *State
-	bound []*Pod
+	s       *State
+	inBatch map[string]bool
 	// antiOf maps a selector (namespace, label key, value) to the bound
 	// pods whose required anti-affinity terms select it, with the term's
 	// topology key.
 	antiOf    map[selectorKey][]antiTerm
 	byService map[string][]*Pod
 	// byDomain maps a topology key (nodeItself for the node) and a domain
-	// to the bound pods there, built per key when first asked for.
-	byDomain map[string]map[string][]*Pod
-	// bySelector caches the bound pods each term selector selects.
+	// to the bound pods there; nodeDomain[key] maps the nodes of the
+	// domains collected to their domain.
+	byDomain   map[string]map[string][]*Pod
+	nodeDomain map[string]map[string]string
+	// bySelector holds the bound pods each term selector selects.
 	bySelector map[selectorKey][]*Pod
+	// byGroup holds the bound pods of the batch's groups with a limit per
+	// node or a hard spreading constraint; groupSize counts the live pods
+	// of each, bound or not.
+	byGroup   map[string][]*Pod
+	groupSize map[string]int64
 }
 
 type selectorKey struct{ ns, key, value string }
@@ -354,21 +366,135 @@ type antiTerm struct {
 	topologyKey string
 }
 
-func (s *State) indexBound(bound []*Pod) *boundIndex {
-	ix := &boundIndex{s: s, bound: bound, antiOf: map[selectorKey][]antiTerm{}, byService: map[string][]*Pod{},
-		byDomain: map[string]map[string][]*Pod{}, bySelector: map[selectorKey][]*Pod{}}
-	for _, q := range bound {
+// indexBound collects what Check asks of the bound pods for the pods of
+// batch, of which placed are on a node.
+func (s *State) indexBound(batch, placed []*Pod, inBatch map[string]bool) *boundIndex {
+	ix := &boundIndex{s: s, inBatch: inBatch, antiOf: map[selectorKey][]antiTerm{}, byService: map[string][]*Pod{},
+		byDomain: map[string]map[string][]*Pod{}, nodeDomain: map[string]map[string]string{},
+		bySelector: map[selectorKey][]*Pod{}, byGroup: map[string][]*Pod{}, groupSize: map[string]int64{}}
+	// The questions: nodes, domains, selectors, services and groups.
+	domains := map[string]map[string]bool{nodeItself: {}}
+	for _, p := range placed {
+		domains[nodeItself][p.NodeName] = true
+		for _, t := range p.Affinity {
+			if !t.Required {
+				continue
+			}
+			if !t.Anti {
+				ix.bySelector[selectorKey{p.Namespace, t.Key, t.Value}] = nil
+				continue
+			}
+			if d, ok := s.label(p.NodeName, t.TopologyKey); ok {
+				if domains[t.TopologyKey] == nil {
+					domains[t.TopologyKey] = map[string]bool{}
+				}
+				domains[t.TopologyKey][d] = true
+			}
+		}
+		if p.Service != "" {
+			ix.byService[p.Service] = nil
+		}
+	}
+	for key, ds := range domains {
+		m := map[string]string{}
+		if key == nodeItself {
+			for n := range ds {
+				m[n] = n
+			}
+		} else {
+			for name, n := range s.Nodes {
+				if d, ok := n.Labels[key]; ok && ds[d] {
+					m[name] = d
+				}
+			}
+		}
+		ix.nodeDomain[key], ix.byDomain[key] = m, map[string][]*Pod{}
+	}
+	for _, p := range batch {
+		if p.MaxPerNode > 0 {
+			ix.byGroup[p.Group] = nil
+		}
+		for _, c := range p.Spread {
+			if c.Hard {
+				ix.byGroup[p.Group], ix.groupSize[p.Group] = nil, 0
+			}
+		}
+	}
+	// The answers, in one pass.
+	for _, q := range s.Pods {
+		if !live(q) {
+			continue
+		}
+		if n, ok := ix.groupSize[q.Group]; ok {
+			ix.groupSize[q.Group] = n + 1
+		}
+		if q.NodeName == "" || !ix.concerns(q) || inBatch[q.Name] {
+			continue
+		}
+		for key, m := range ix.nodeDomain {
+			if d, ok := m[q.NodeName]; ok {
+				ix.byDomain[key][d] = append(ix.byDomain[key][d], q)
+			}
+		}
 		for _, t := range q.Affinity {
 			if t.Anti && t.Required {
 				k := selectorKey{q.Namespace, t.Key, t.Value}
 				ix.antiOf[k] = append(ix.antiOf[k], antiTerm{q, t.TopologyKey})
 			}
 		}
-		if q.Service != "" {
-			ix.byService[q.Service] = append(ix.byService[q.Service], q)
+		if ps, ok := ix.byService[q.Service]; ok {
+			ix.byService[q.Service] = append(ps, q)
+		}
+		for k, ps := range ix.bySelector {
+			if v, ok := q.Labels[k.key]; ok && q.Namespace == k.ns && v == k.value {
+				ix.bySelector[k] = append(ps, q)
+			}
+		}
+		if ps, ok := ix.byGroup[q.Group]; ok {
+			ix.byGroup[q.Group] = append(ps, q)
 		}
 	}
+	byName := func(ps []*Pod) {
+		sort.SliceStable(ps, func(i, j int) bool { return ps[i].Name < ps[j].Name })
+	}
+	for _, m := range ix.byDomain {
+		for _, ps := range m {
+			byName(ps)
+		}
+	}
+	for _, ts := range ix.antiOf {
+		sort.SliceStable(ts, func(i, j int) bool { return ts[i].q.Name < ts[j].q.Name })
+	}
+	for _, ps := range ix.byService {
+		byName(ps)
+	}
 	return ix
+}
+
+// concerns reports whether a bound pod q answers one of the index's
+// questions: the cheap tests that let the pass skip most pods of a large
+// cluster without looking them up in the batch.
+func (ix *boundIndex) concerns(q *Pod) bool {
+	for _, m := range ix.nodeDomain {
+		if _, ok := m[q.NodeName]; ok {
+			return true
+		}
+	}
+	if len(q.Affinity) > 0 {
+		return true
+	}
+	if _, ok := ix.byService[q.Service]; ok && q.Service != "" {
+		return true
+	}
+	if _, ok := ix.byGroup[q.Group]; ok {
+		return true
+	}
+	for k := range ix.bySelector {
+		if v, ok := q.Labels[k.key]; ok && q.Namespace == k.ns && v == k.value {
+			return true
+		}
+	}
+	return false
 }
 
 // nodeItself is the "topology key" of a node's own pods in boundIndex (no
@@ -376,22 +502,9 @@ func (s *State) indexBound(bound []*Pod) *boundIndex {
 const nodeItself = "\x00node"
 
 // inDomain returns the bound pods in node's domain of a topology key (on
-// node itself for nodeItself); none when node lacks the key.
+// node itself for nodeItself); none when node lacks the key. A domain that
+// indexBound did not collect is read from every pod.
 func (ix *boundIndex) inDomain(key, node string) []*Pod {
-	m, ok := ix.byDomain[key]
-	if !ok {
-		m = map[string][]*Pod{}
-		for _, q := range ix.bound {
-			d, ok := q.NodeName, true
-			if key != nodeItself {
-				d, ok = ix.s.label(q.NodeName, key)
-			}
-			if ok {
-				m[d] = append(m[d], q)
-			}
-		}
-		ix.byDomain[key] = m
-	}
 	d, ok := node, true
 	if key != nodeItself {
 		d, ok = ix.s.label(node, key)
@@ -399,23 +512,40 @@ func (ix *boundIndex) inDomain(key, node string) []*Pod {
 	if !ok {
 		return nil
 	}
-	return m[d]
+	if m := ix.nodeDomain[key]; m != nil {
+		if _, collected := m[node]; collected {
+			return ix.byDomain[key][d]
+		}
+	}
+	return ix.scan(func(q *Pod) bool {
+		if key == nodeItself {
+			return q.NodeName == node
+		}
+		v, ok := ix.s.label(q.NodeName, key)
+		return ok && v == d
+	})
 }
 
 // selected returns the bound pods that a term of a pod in namespace ns
 // selects.
 func (ix *boundIndex) selected(t PodAffinityTerm, ns string) []*Pod {
-	k := selectorKey{ns, t.Key, t.Value}
-	sel, ok := ix.bySelector[k]
-	if !ok {
-		for _, q := range ix.bound {
-			if selects(t, ns, q) {
-				sel = append(sel, q)
-			}
-		}
-		ix.bySelector[k] = sel
+	if ps, ok := ix.bySelector[selectorKey{ns, t.Key, t.Value}]; ok {
+		return ps
 	}
-	return sel
+	return ix.scan(func(q *Pod) bool { return selects(t, ns, q) })
+}
+
+// scan returns the live bound pods outside the batch that keep holds of,
+// in name order: the answer to a question indexBound did not collect.
+func (ix *boundIndex) scan(keep func(*Pod) bool) []*Pod {
+	var out []*Pod
+	for _, q := range ix.s.Pods {
+		if q.NodeName != "" && live(q) && !ix.inBatch[q.Name] && keep(q) {
+			out = append(out, q)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // conflicts checks a pod on a node against the bound pods: H6 ports are
@@ -452,7 +582,7 @@ func (ix *boundIndex) conflicts(p *Pod, node string) string {
 
 // checkSpread checks N2 (even spreading, max_skew 0) and N3 (maxSkew) for
 // the domains that receive pods of the batch.
-func (s *State) checkSpread(batch, bound, placed []*Pod) []string {
+func (s *State) checkSpread(batch, placed []*Pod, ix *boundIndex) []string {
 	var errs []string
 	type gk struct{ g, k string }
 	skew := map[gk]int64{}
@@ -474,14 +604,9 @@ func (s *State) checkSpread(batch, bound, placed []*Pod) []string {
 				domains[v] += 0
 			}
 		}
-		var size int64
-		for _, q := range s.Pods {
-			if q.Group == k.g && live(q) {
-				size++
-			}
-		}
+		size := ix.groupSize[k.g]
 		added := map[string]int64{}
-		for _, q := range append(append([]*Pod(nil), bound...), placed...) {
+		for _, q := range append(append([]*Pod(nil), ix.byGroup[k.g]...), placed...) {
 			if q.Group != k.g {
 				continue
 			}

@@ -1,0 +1,100 @@
+package scheduler
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+)
+
+// randomCheckState is a small cluster for the check's differential test:
+// nodes in two zones with a pool label (one without a zone, one not ready
+// or unschedulable now and then), and bound pods of every phase with
+// groups, services, hostname and zone (anti-)affinity, spreading
+// constraints, group limits and host ports, on known and unknown nodes.
+func randomCheckState(rng *rand.Rand) *State {
+	st := NewState()
+	nodes := 1 + rng.Intn(6)
+	for i := 0; i < nodes; i++ {
+		n := normalizeNode(Node{Name: fmt.Sprintf("n%d", i), Zone: []string{"z0", "z1", ""}[rng.Intn(3)],
+			CPU: int64(1000 * (1 + rng.Intn(4))), Memory: 8000, Storage: 1 << 20, Pods: int64(2 + rng.Intn(6)),
+			Labels: map[string]string{"pool": fmt.Sprint(rng.Intn(2))}, NotReady: rng.Intn(8) == 0, Unschedulable: rng.Intn(8) == 0})
+		st.Nodes[n.Name] = &n
+	}
+	for i := 0; i < rng.Intn(4*nodes+1); i++ {
+		p := randomCheckPod(rng, fmt.Sprintf("b%d", i))
+		p.Phase = []string{PhaseRunning, PhaseRunning, PhasePending, PhaseSucceeded}[rng.Intn(4)]
+		p.NodeName = fmt.Sprintf("n%d", rng.Intn(nodes+1)) // now and then a node the state lacks
+		st.Pods[p.Name] = p
+	}
+	return st
+}
+
+func randomCheckPod(rng *rand.Rand, name string) *Pod {
+	apps := []string{"a", "b", "c"}
+	keys := []string{LabelHostname, LabelZone, "pool"}
+	app := apps[rng.Intn(len(apps))]
+	p := &Pod{Name: name, Namespace: []string{"w", "w", "x"}[rng.Intn(3)], Phase: PhasePending,
+		CPU: int64(250 * rng.Intn(6)), Memory: int64(500 * rng.Intn(6)), Labels: map[string]string{"app": app}}
+	if rng.Intn(2) == 0 {
+		p.Group = "g-" + app
+	}
+	if rng.Intn(5) == 0 {
+		p.Service = "svc-" + app
+	}
+	if rng.Intn(4) == 0 {
+		p.MaxPerNode = int64(1 + rng.Intn(2))
+	}
+	for j := 0; j < rng.Intn(3); j++ {
+		p.Affinity = append(p.Affinity, PodAffinityTerm{Anti: rng.Intn(2) == 0, Required: rng.Intn(4) > 0,
+			Key: "app", Value: apps[rng.Intn(len(apps))], TopologyKey: keys[rng.Intn(len(keys))]})
+	}
+	if rng.Intn(4) == 0 {
+		p.Spread = []SpreadConstraint{{TopologyKey: keys[rng.Intn(len(keys))], MaxSkew: int64(rng.Intn(3)), Hard: rng.Intn(4) > 0}}
+	}
+	if rng.Intn(5) == 0 {
+		p.HostPorts = []HostPort{{Port: int64(8080 + rng.Intn(2)), Protocol: "TCP"}}
+	}
+	return p
+}
+
+// TestCheckAgreesWithTheReference: Check, which reads only the bound pods
+// that the batch's placements can involve, returns what the reference
+// (every bound pod for every question) returns, error text included, for
+// random batches placed at random (unplaced, on any node, on a node the
+// state lacks) over random states; both accept and both reject often.
+func TestCheckAgreesWithTheReference(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	accepted, rejected := 0, 0
+	for trial := 0; trial < 4000; trial++ {
+		st := randomCheckState(rng)
+		var batch []*Pod
+		for i := 0; i < 1+rng.Intn(5); i++ {
+			p := randomCheckPod(rng, fmt.Sprintf("p%d", i))
+			if rng.Intn(5) > 0 {
+				p.NodeName = fmt.Sprintf("n%d", rng.Intn(len(st.Nodes)+1))
+			}
+			st.Pods[p.Name] = p
+			batch = append(batch, p)
+		}
+		if rng.Intn(10) == 0 && len(st.Pods) > len(batch) { // a bound pod re-decided in the batch (preemption)
+			for _, q := range st.Pods {
+				if q.Name[0] == 'b' {
+					batch = append(batch, q)
+					break
+				}
+			}
+		}
+		want, got := st.referenceCheck(batch), st.Check(batch)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("trial %d: Check says %v\nthe reference %v", trial, got, want)
+		}
+		if want == nil {
+			accepted++
+		} else {
+			rejected++
+		}
+	}
+	if accepted < 500 || rejected < 500 {
+		t.Fatalf("the trials do not exercise both answers: %d accepted, %d rejected", accepted, rejected)
+	}
+}
