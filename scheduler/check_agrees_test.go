@@ -98,3 +98,19 @@ func TestCheckAgreesWithTheReference(t *testing.T) {
 		t.Fatalf("the trials do not exercise both answers: %d accepted, %d rejected", accepted, rejected)
 	}
 }
+
+// A pod of a service placed on a node the state no longer has (deleted
+// while its batch was solved: weave-scheduler checks the bindings again
+// on the current state) is reported, not a nil dereference in H15.
+func TestCheckServicePodOnADeletedNode(t *testing.T) {
+	st := NewState()
+	n := normalizeNode(Node{Name: "kept", Zone: "z0", CPU: 4000, Memory: 4000, Storage: 1000, Pods: 10})
+	st.Nodes[n.Name] = &n
+	st.Pods["bound"] = &Pod{Name: "bound", Namespace: "w", Phase: PhaseRunning, NodeName: "kept", Service: "web"}
+	p := &Pod{Name: "p", Namespace: "w", Phase: PhasePending, NodeName: "gone", Service: "web"}
+	st.Pods[p.Name] = p
+	err := st.Check([]*Pod{p})
+	if err == nil || err.Error() != "p on unknown node gone" {
+		t.Fatalf("Check: %v, want p on unknown node gone", err)
+	}
+}
