@@ -99,9 +99,10 @@ func TestCheckAgreesWithTheReference(t *testing.T) {
 	}
 }
 
-// A pod of a service placed on a node the state no longer has (deleted
-// while its batch was solved: weave-scheduler checks the bindings again
-// on the current state) is reported, not a nil dereference in H15.
+// A pod of a service placed on a node the state does not have is reported,
+// not a nil dereference in H15. (weave-scheduler drops a placement on a
+// node deleted since the solve before it checks the rest again, but Check
+// is public: a caller may ask about any placement.)
 func TestCheckServicePodOnADeletedNode(t *testing.T) {
 	st := NewState()
 	n := normalizeNode(Node{Name: "kept", Zone: "z0", CPU: 4000, Memory: 4000, Storage: 1000, Pods: 10})
