@@ -115,3 +115,26 @@ func TestCheckServicePodOnADeletedNode(t *testing.T) {
 		t.Fatalf("Check: %v, want p on unknown node gone", err)
 	}
 }
+
+// WithPolicyState lends the state itself when every policy is enabled (no
+// copy per batch), and a relaxed copy when one is disabled, leaving the
+// state as it was.
+func TestWithPolicyStateCopiesOnlyToRelax(t *testing.T) {
+	for _, off := range [][]string{nil, {"H5"}} {
+		s := newTest(t, Config{DisabledPolicies: off})
+		addNodes(t, s, Node{Name: "n1", CPU: 1000, Memory: 1000, Storage: 1000, Pods: 10})
+		var lent *State
+		s.WithPolicyState(func(st *State) {
+			lent = st
+			if got := st.Nodes["n1"].CPU; off == nil && got != 1000 || off != nil && got <= 1000 {
+				t.Errorf("policies off %v: n1's CPU reads %d", off, got)
+			}
+		})
+		if same := lent == s.state; same != (off == nil) {
+			t.Errorf("policies off %v: the state itself lent: %v", off, same)
+		}
+		if got := s.state.Nodes["n1"].CPU; got != 1000 {
+			t.Errorf("policies off %v: the state's n1 has CPU %d after the call", off, got)
+		}
+	}
+}

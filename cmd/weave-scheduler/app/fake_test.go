@@ -160,6 +160,12 @@ func testPod(name, cpu string, prio int32, node string) *v1.Pod {
 // startFake runs a replica (no leader election) against the fake until the test ends.
 func startFake(t *testing.T, f *fakeAPI, tune func(*Config)) *Server {
 	t.Helper()
+	return startFakeWith(t, f, tune, nil)
+}
+
+// startFakeWith is startFake with setup run on the server before it starts (to set Hooks).
+func startFakeWith(t *testing.T, f *fakeAPI, tune func(*Config), setup func(*Server)) *Server {
+	t.Helper()
 	cfg := DefaultConfig()
 	cfg.LeaderElect, cfg.BindAddress = false, ""
 	cfg.BatchWait = 20 * time.Millisecond
@@ -170,6 +176,9 @@ func startFake(t *testing.T, f *fakeAPI, tune func(*Config)) *Server {
 	s, err := NewWithClient(cfg, f, quiet)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if setup != nil {
+		setup(s)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -377,7 +377,8 @@ func (s *Server) bindNominated(key string, nom *nomination) {
 		}
 	}
 	s.mu.Unlock()
-	for _, j := range s.recheckOn(st, []scheduler.Binding{{Pod: key, Node: nom.node}}) {
+	with := func(f func(*scheduler.State)) { f(st) } // a copy of its own: nothing to lock
+	for _, j := range s.recheckOn(with, []scheduler.Binding{{Pod: key, Node: nom.node}}) {
 		select {
 		case s.binds <- j:
 		case <-ctx.Done():
