@@ -36,7 +36,8 @@ func nodeFree(nodes []Node, pods []Pod, a arc, decided map[string]bool) map[stri
 // over random clusters (pods bound to nodes on and off the arc, pending,
 // running or finished, some of them victims the model decides; arcs that
 // wrap past the ring's end and nodes added outside the arc), holds the
-// nodes of the arc with what the Go restatement leaves of each.
+// nodes of the arc with what the Go restatement leaves of each, in ring
+// order.
 func TestNodeFreeViewAgreesWithGo(t *testing.T) {
 	phases := []string{PhasePending, PhaseRunning, PhaseRunning, PhaseSucceeded, PhaseFailed}
 	for _, d := range stateDBs() {
@@ -93,6 +94,7 @@ func TestNodeFreeViewAgreesWithGo(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				prev := ""
 				for rows.Next() {
 					var n string
 					var f [6]int64
@@ -102,7 +104,11 @@ func TestNodeFreeViewAgreesWithGo(t *testing.T) {
 					if _, dup := got[n]; dup {
 						t.Errorf("trial %d: node_free holds %s twice", trial, n)
 					}
-					got[n] = f
+					// In ring order: the model's nodes, and the search's first choices, follow it.
+					if prev != "" && sampleKey(prev) > sampleKey(n) {
+						t.Errorf("trial %d: node_free lists %s (key %d) after %s (key %d)", trial, n, sampleKey(n), prev, sampleKey(prev))
+					}
+					got[n], prev = f, n
 				}
 				if err := rows.Close(); err != nil {
 					t.Fatal(err)
