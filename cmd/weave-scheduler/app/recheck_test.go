@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,12 +34,12 @@ func TestRecheckDropsWhatNoLongerHolds(t *testing.T) {
 		t.Run(c.reason, func(t *testing.T) {
 			f := newFakeAPI(t, testNode("n1", "4", ""), testNode("n2", "4", ""), testPod("p", "1", 1, ""))
 			var once sync.Once
-			var first scheduler.Binding
+			var first atomic.Pointer[scheduler.Binding] // set in the scheduling loop
 			s := startFakeWith(t, f, nil, func(s *Server) {
 				s.Hooks.AfterSolve = func(_ context.Context, bs []scheduler.Binding) {
 					once.Do(func() {
-						first = bs[0]
-						if err := c.change(s, first); err != nil {
+						first.Store(&bs[0])
+						if err := c.change(s, bs[0]); err != nil {
 							t.Error(err)
 						}
 					})
@@ -48,7 +49,7 @@ func TestRecheckDropsWhatNoLongerHolds(t *testing.T) {
 			if v := metricValue(s, `weave_scheduler_placements_dropped_total{reason="`+c.reason+`"}`); v != 1 {
 				t.Errorf("placements dropped for %s: %v, want 1", c.reason, v)
 			}
-			if on := f.pod(t, "w", "p").Spec.NodeName; c.reason != "state_changed" && on == first.Node {
+			if on := f.pod(t, "w", "p").Spec.NodeName; c.reason != "state_changed" && on == first.Load().Node {
 				t.Errorf("p bound to %s, which the first placement lost", on)
 			}
 		})
