@@ -338,11 +338,10 @@ func hasTerm(p *Pod, t PodAffinityTerm) bool {
 // over every bound pod for each question: 240,000 iterations per 100-pod
 // batch on 2,400 pods, and 40 ms a batch on 5,000 nodes running 50,000.
 type boundIndex struct {
-	s       *State
-	inBatch map[string]bool
-	// antiOf maps a selector (namespace, label key, value) to the bound
-	// pods whose required anti-affinity terms select it, with the term's
-	// topology key.
+	s *State
+	// antiOf maps a selector (namespace, label key, value) of a placed
+	// pod's labels to the bound pods whose required anti-affinity terms
+	// select it, with the term's topology key.
 	antiOf    map[selectorKey][]antiTerm
 	byService map[string][]*Pod
 	// byDomain maps a topology key (nodeItself for the node) and a domain
@@ -361,21 +360,31 @@ type boundIndex struct {
 
 type selectorKey struct{ ns, key, value string }
 
+// selects reports whether q, in the selector's namespace, carries its label.
+func (k selectorKey) selects(q *Pod) bool {
+	v, ok := q.Labels[k.key]
+	return ok && q.Namespace == k.ns && v == k.value
+}
+
 type antiTerm struct {
 	q           *Pod
 	topologyKey string
 }
 
 // indexBound collects what Check asks of the bound pods for the pods of
-// batch, of which placed are on a node.
+// batch, of which placed are on a node: every question Check asks, and no
+// other (TestCheckAgreesWithTheReference holds it to the former Check).
 func (s *State) indexBound(batch, placed []*Pod, inBatch map[string]bool) *boundIndex {
-	ix := &boundIndex{s: s, inBatch: inBatch, antiOf: map[selectorKey][]antiTerm{}, byService: map[string][]*Pod{},
+	ix := &boundIndex{s: s, antiOf: map[selectorKey][]antiTerm{}, byService: map[string][]*Pod{},
 		byDomain: map[string]map[string][]*Pod{}, nodeDomain: map[string]map[string]string{},
 		bySelector: map[selectorKey][]*Pod{}, byGroup: map[string][]*Pod{}, groupSize: map[string]int64{}}
 	// The questions: nodes, domains, selectors, services and groups.
 	domains := map[string]map[string]bool{nodeItself: {}}
 	for _, p := range placed {
 		domains[nodeItself][p.NodeName] = true
+		for k, v := range p.Labels {
+			ix.antiOf[selectorKey{p.Namespace, k, v}] = nil
+		}
 		for _, t := range p.Affinity {
 			if !t.Required {
 				continue
@@ -437,16 +446,16 @@ func (s *State) indexBound(batch, placed []*Pod, inBatch map[string]bool) *bound
 			}
 		}
 		for _, t := range q.Affinity {
-			if t.Anti && t.Required {
-				k := selectorKey{q.Namespace, t.Key, t.Value}
-				ix.antiOf[k] = append(ix.antiOf[k], antiTerm{q, t.TopologyKey})
+			k := selectorKey{q.Namespace, t.Key, t.Value}
+			if ts, ok := ix.antiOf[k]; ok && t.Anti && t.Required {
+				ix.antiOf[k] = append(ts, antiTerm{q, t.TopologyKey})
 			}
 		}
 		if ps, ok := ix.byService[q.Service]; ok {
 			ix.byService[q.Service] = append(ps, q)
 		}
 		for k, ps := range ix.bySelector {
-			if v, ok := q.Labels[k.key]; ok && q.Namespace == k.ns && v == k.value {
+			if k.selects(q) {
 				ix.bySelector[k] = append(ps, q)
 			}
 		}
@@ -480,8 +489,10 @@ func (ix *boundIndex) concerns(q *Pod) bool {
 			return true
 		}
 	}
-	if len(q.Affinity) > 0 {
-		return true
+	for _, t := range q.Affinity {
+		if _, ok := ix.antiOf[selectorKey{q.Namespace, t.Key, t.Value}]; ok && t.Anti && t.Required {
+			return true
+		}
 	}
 	if _, ok := ix.byService[q.Service]; ok && q.Service != "" {
 		return true
@@ -490,7 +501,7 @@ func (ix *boundIndex) concerns(q *Pod) bool {
 		return true
 	}
 	for k := range ix.bySelector {
-		if v, ok := q.Labels[k.key]; ok && q.Namespace == k.ns && v == k.value {
+		if k.selects(q) {
 			return true
 		}
 	}
@@ -502,8 +513,8 @@ func (ix *boundIndex) concerns(q *Pod) bool {
 const nodeItself = "\x00node"
 
 // inDomain returns the bound pods in node's domain of a topology key (on
-// node itself for nodeItself); none when node lacks the key. A domain that
-// indexBound did not collect is read from every pod.
+// node itself for nodeItself), as collected for a placed pod on node; none
+// when node lacks the key.
 func (ix *boundIndex) inDomain(key, node string) []*Pod {
 	d, ok := node, true
 	if key != nodeItself {
@@ -512,40 +523,13 @@ func (ix *boundIndex) inDomain(key, node string) []*Pod {
 	if !ok {
 		return nil
 	}
-	if m := ix.nodeDomain[key]; m != nil {
-		if _, collected := m[node]; collected {
-			return ix.byDomain[key][d]
-		}
-	}
-	return ix.scan(func(q *Pod) bool {
-		if key == nodeItself {
-			return q.NodeName == node
-		}
-		v, ok := ix.s.label(q.NodeName, key)
-		return ok && v == d
-	})
+	return ix.byDomain[key][d]
 }
 
-// selected returns the bound pods that a term of a pod in namespace ns
-// selects.
+// selected returns the bound pods that a required affinity term of a
+// placed pod in namespace ns selects.
 func (ix *boundIndex) selected(t PodAffinityTerm, ns string) []*Pod {
-	if ps, ok := ix.bySelector[selectorKey{ns, t.Key, t.Value}]; ok {
-		return ps
-	}
-	return ix.scan(func(q *Pod) bool { return selects(t, ns, q) })
-}
-
-// scan returns the live bound pods outside the batch that keep holds of,
-// in name order: the answer to a question indexBound did not collect.
-func (ix *boundIndex) scan(keep func(*Pod) bool) []*Pod {
-	var out []*Pod
-	for _, q := range ix.s.Pods {
-		if q.NodeName != "" && live(q) && !ix.inBatch[q.Name] && keep(q) {
-			out = append(out, q)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	return ix.bySelector[selectorKey{ns, t.Key, t.Value}]
 }
 
 // conflicts checks a pod on a node against the bound pods: H6 ports are

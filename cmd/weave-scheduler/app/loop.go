@@ -119,8 +119,9 @@ func (s *Server) recheck(bindings []scheduler.Binding) []bindJob {
 // brain's): the pods to requeue are requeued after it.
 func (s *Server) recheckOn(with func(func(*scheduler.State)), bindings []scheduler.Binding) []bindJob {
 	type candidate struct {
-		b scheduler.Binding
-		p *v1.Pod
+		b        scheduler.Binding
+		p        *v1.Pod
+		nodeGone bool // from the informer's view
 	}
 	var cands []candidate
 	for _, b := range bindings {
@@ -138,13 +139,8 @@ func (s *Server) recheckOn(with func(func(*scheduler.State)), bindings []schedul
 			s.mu.Unlock()
 			continue
 		}
-		if _, err := s.nodeLister.Get(b.Node); err != nil {
-			s.metrics.skipped.WithLabelValues("node_gone").Inc()
-			s.log.Info("node gone before binding; pod requeued", "pod", b.Pod, "node", b.Node)
-			s.unassume(p)
-			continue
-		}
-		cands = append(cands, candidate{b, p})
+		_, err = s.nodeLister.Get(b.Node)
+		cands = append(cands, candidate{b, p, err != nil})
 	}
 	// Under the brain's lock: the verdicts only.
 	why := make([]string, len(cands)) // "" keeps the placement
@@ -154,8 +150,8 @@ func (s *Server) recheckOn(with func(func(*scheduler.State)), bindings []schedul
 		var at []int
 		for i, c := range cands {
 			switch sp := st.Pods[c.b.Pod]; {
-			case st.Nodes[c.b.Node] == nil:
-				why[i], reason[i] = "node_gone", "node gone from the state"
+			case c.nodeGone || st.Nodes[c.b.Node] == nil:
+				why[i] = "node_gone"
 			case sp == nil || sp.NodeName != c.b.Node:
 				state := "no pod"
 				if sp != nil {
