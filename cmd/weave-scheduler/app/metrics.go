@@ -12,6 +12,7 @@ type metrics struct {
 	batchSize    prometheus.Histogram
 	scheduled    prometheus.Counter
 	unschedule   prometheus.Counter
+	refused      prometheus.Counter
 	deferred     prometheus.Counter
 	bindErrors   prometheus.Counter
 	skipped      *prometheus.CounterVec // placements dropped by the re-check, by reason
@@ -35,6 +36,7 @@ func newMetrics() *metrics {
 			Help: "Pods per batch.", Buckets: prometheus.ExponentialBuckets(1, 2, 11)}),
 		scheduled:   prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "pods_scheduled_total", Help: "Pods bound."}),
 		unschedule:  prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "pods_unschedulable_total", Help: "Placement attempts that left a pod without a node."}),
+		refused:     prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "pods_refused_total", Help: "Refusals of pending pods using a field weave-scheduler does not support (one per pod and message)."}),
 		deferred:    prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "pods_deferred_total", Help: "Pods a batch left unplaced although they fit a node alone (retried in the next batch)."}),
 		bindErrors:  prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "bind_errors_total", Help: "Failed Binding requests."}),
 		skipped:     prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "placements_dropped_total", Help: "Placements dropped by the re-check before binding."}, []string{"reason"}),
@@ -47,7 +49,7 @@ func newMetrics() *metrics {
 		e2eLatencies: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: ns, Name: "pod_scheduling_duration_seconds",
 			Help: "From the pod's creation to its binding.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 16)}),
 	}
-	m.reg.MustRegister(m.phase, m.batchSize, m.scheduled, m.unschedule, m.deferred, m.bindErrors, m.skipped, m.solveErrors, m.preempted,
+	m.reg.MustRegister(m.phase, m.batchSize, m.scheduled, m.unschedule, m.refused, m.deferred, m.bindErrors, m.skipped, m.solveErrors, m.preempted,
 		m.variables, m.constraints, m.pending, m.leader, m.e2eLatencies,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

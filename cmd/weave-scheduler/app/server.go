@@ -68,6 +68,7 @@ type Server struct {
 	// nominated node in the state and bound once its victims are gone.
 	nominated map[string]*nomination
 	volumes   map[string]string // claim → zone written to the state (volumes.go)
+	refused   map[string]string // pending pods weave-scheduler does not schedule → the message sent (refuse.go)
 	binds     chan bindJob
 	evicting  chan struct{}                   // a slot per eviction request under way (evictWorkers slots)
 	loopCtx   atomic.Pointer[context.Context] // the leader's context (bindings of nominated pods)
@@ -142,7 +143,7 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 		cfg: cfg, client: client, log: log,
 		brain: brain, closeDB: closeDB, metrics: newMetrics(),
 		inflight: map[string]string{}, backoff: map[string]*time.Timer{}, attempts: map[string]int{},
-		nominated: map[string]*nomination{}, volumes: map[string]string{}, events: newEventQueue(),
+		nominated: map[string]*nomination{}, volumes: map[string]string{}, refused: map[string]string{}, events: newEventQueue(),
 		binds: make(chan bindJob, 4*cfg.BatchSize), evicting: make(chan struct{}, evictWorkers),
 	}
 	s.factory = informers.NewSharedInformerFactory(client, 0)
@@ -380,6 +381,9 @@ func (s *Server) podChanged(old, p *v1.Pod) {
 			s.must("delete pod", s.brain.DeletePod(context.Background(), key))
 			return
 		}
+		if !s.admitLocked(p) {
+			return
+		}
 		if _, ok := s.backoff[key]; ok {
 			return // re-read from the lister when its backoff ends
 		}
@@ -413,6 +417,7 @@ func (s *Server) podDeleted(p *v1.Pod) {
 		delete(s.backoff, key)
 	}
 	delete(s.attempts, key)
+	delete(s.refused, key)
 	s.dropNominationLocked(key)
 	s.must("delete pod", s.brain.DeletePod(context.Background(), key))
 	s.victimGoneLocked(key)
@@ -480,7 +485,7 @@ func (s *Server) requeueLocked(key string) {
 		delete(s.attempts, key)
 		return
 	}
-	if p.Spec.NodeName == "" && p.DeletionTimestamp == nil && !terminal(p) {
+	if p.Spec.NodeName == "" && p.DeletionTimestamp == nil && !terminal(p) && s.admitLocked(p) {
 		s.must("upsert pod", s.brain.UpsertPod(context.Background(), toPod(p)))
 	}
 }

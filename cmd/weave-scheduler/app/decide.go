@@ -1,0 +1,111 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+// Snapshot is a cluster as weave-scheduler's informers deliver it: the objects of one moment.
+type Snapshot struct {
+	Nodes                  []*v1.Node
+	Pods                   []*v1.Pod
+	Namespaces             []*v1.Namespace
+	PersistentVolumes      []*v1.PersistentVolume
+	PersistentVolumeClaims []*v1.PersistentVolumeClaim
+}
+
+// Decision is what weave-scheduler decides for the pending pods of a Snapshot that name it. Pods are named
+// namespace/name.
+type Decision struct {
+	// Bindings maps each pod placed to its node.
+	Bindings map[string]string
+	// Unschedulable maps each pod the placement model left without a node to the reason.
+	Unschedulable map[string]string
+	// Refused maps each pod that uses a field weave-scheduler does not support to the message naming it.
+	Refused map[string]string
+	// Gated lists the pods held back by spec.schedulingGates, in name order.
+	Gated []string
+}
+
+// Decide runs weave-scheduler's placement over a snapshot with the conversions, policies and checks of a live
+// replica (cfg as for one; the state is the in-memory default whatever cfg.StateDB says), batch after batch
+// until no pending pod is left to try: a pod a batch leaves without a node is not tried again, bindings are
+// assumed, nothing is preempted. It talks to no API server. Differential tests judge its decisions against
+// kube-scheduler's own Filter plugins.
+func Decide(ctx context.Context, cfg Config, snap Snapshot) (Decision, error) {
+	cfg.StateDB = ""
+	cfg.BatchWait = -1 // no idle wait: every pending pod is there from the start
+	cfg.LeaderElect = false
+	if cfg.SchedulerName == "" {
+		cfg.SchedulerName = DefaultConfig().SchedulerName
+	}
+	if cfg.BatchSize <= 0 {
+		cfg.BatchSize = DefaultConfig().BatchSize
+	}
+	var objs []runtime.Object
+	for _, n := range snap.Nodes {
+		objs = append(objs, n)
+	}
+	for _, p := range snap.Pods {
+		objs = append(objs, p)
+	}
+	for _, n := range snap.Namespaces {
+		objs = append(objs, n)
+	}
+	for _, pv := range snap.PersistentVolumes {
+		objs = append(objs, pv)
+	}
+	for _, pvc := range snap.PersistentVolumeClaims {
+		objs = append(objs, pvc)
+	}
+	s, err := NewWithClient(cfg, fake.NewClientset(objs...), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return Decision{}, err
+	}
+	defer s.closeDB()
+	defer s.brain.Close()
+	defer s.events.wait() // after cancel, before the state closes
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := s.startInformers(ctx); err != nil {
+		return Decision{}, err
+	}
+	d := Decision{Bindings: map[string]string{}, Unschedulable: map[string]string{}, Refused: map[string]string{}}
+	for len(s.brain.Pending()) > 0 {
+		bs, us, err := s.brain.ScheduleBatch(ctx)
+		if err != nil {
+			return Decision{}, fmt.Errorf("decide: %w", err)
+		}
+		for _, b := range bs {
+			d.Bindings[b.Pod] = b.Node
+		}
+		for _, u := range us {
+			d.Unschedulable[u.Pod] = u.Reason
+			if err := s.brain.DeletePod(ctx, u.Pod); err != nil {
+				return Decision{}, err
+			}
+		}
+		if len(bs) == 0 && len(us) == 0 {
+			return Decision{}, fmt.Errorf("decide: a batch decided nothing with %d pods pending", len(s.brain.Pending()))
+		}
+	}
+	s.mu.Lock()
+	for k, msg := range s.refused {
+		d.Refused[k] = msg
+	}
+	s.mu.Unlock()
+	for _, p := range snap.Pods {
+		if p.Spec.NodeName == "" && s.ours(p) && gated(p) {
+			d.Gated = append(d.Gated, podKey(p))
+		}
+	}
+	sort.Strings(d.Gated)
+	return d, nil
+}
