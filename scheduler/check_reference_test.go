@@ -58,21 +58,19 @@ func (s *State) referenceCheck(batch []*Pod) error {
 	for name := range touched {
 		n := s.Nodes[name]
 		var cpu, mem, sto, cnt int64
-		ports := map[HostPort]int{}
 		for _, on := range [][]*Pod{ix.inDomain(refNodeItself, name), placedOn[name]} {
 			for _, q := range on {
 				cpu, mem, sto, cnt = cpu+q.CPU, mem+q.Memory, sto+q.Storage, cnt+1
-				for _, hp := range q.HostPorts {
-					ports[hp]++
-				}
 			}
 		}
 		if cpu > n.CPU || mem > n.Memory || sto > n.Storage || cnt > n.Pods {
 			fail("H5 node %s over capacity: cpu %d/%d memory %d/%d storage %d/%d pods %d/%d", name, cpu, n.CPU, mem, n.Memory, sto, n.Storage, cnt, n.Pods)
 		}
-		for hp, c := range ports {
-			if c > 1 {
-				fail("H6 node %s: host port %v used %d times", name, hp, c)
+		for i, p := range placedOn[name] {
+			for _, q := range append(append([]*Pod(nil), ix.inDomain(refNodeItself, name)...), placedOn[name][i+1:]...) {
+				if hp, ok := portClash(p, q); ok {
+					fail("H6 node %s: host port %s/%d (%s) of %s clashes with %s", name, hp.Protocol, hp.Port, hp.HostIP, p.Name, q.Name)
+				}
 			}
 		}
 	}

@@ -392,6 +392,7 @@ func deleteNode(name string) []stmt {
 		{"delete from node_label where node_name = $1", []any{name}},
 		{"delete from node_taint where node_name = $1", []any{name}},
 		{"delete from node_image where node_name = $1", []any{name}},
+		{"delete from node_feature where node_name = $1", []any{name}},
 	}
 }
 
@@ -401,7 +402,10 @@ func writeNode(n Node) []stmt {
 		n.Name, n.Zone, n.CPU, n.Memory, n.Storage, n.Pods, n.Unschedulable, !n.NotReady,
 		n.NetworkUnavailable, n.MemoryPressure, n.DiskPressure, n.PIDPressure, sampleKey(n.Name)}})
 	for _, k := range sortedKeys(n.Labels) {
-		st = append(st, stmt{"insert into node_label values " + params(3), []any{n.Name, k, n.Labels[k]}})
+		st = append(st, stmt{"insert into node_label values " + params(4), []any{n.Name, k, n.Labels[k], labelInt(n.Labels[k])}})
+	}
+	for _, f := range n.Features {
+		st = append(st, stmt{"insert into node_feature values " + params(2), []any{n.Name, f}})
 	}
 	for _, t := range n.Taints {
 		st = append(st, stmt{"insert into node_taint values " + params(4), []any{n.Name, t.Key, t.Value, t.Effect}})
@@ -413,7 +417,7 @@ func writeNode(n Node) []stmt {
 }
 
 var podTables = []string{"pod_label", "pod_node_selector", "pod_node_affinity", "pod_toleration",
-	"pod_affinity_term", "pod_spread_constraint", "pod_host_port", "pod_volume", "pod_image"}
+	"pod_affinity_term", "pod_spread_constraint", "pod_host_port", "pod_volume", "pod_image", "pod_feature"}
 
 func deletePod(name string) []stmt {
 	st := []stmt{{"delete from pod where name = $1", []any{name}}}
@@ -435,25 +439,29 @@ func writePod(p *Pod) []stmt {
 	for _, k := range sortedKeys(p.NodeSelector) {
 		st = append(st, stmt{"insert into pod_node_selector values " + params(3), []any{p.Name, k, p.NodeSelector[k]}})
 	}
-	addReq := func(required bool, term int, weight int64, key string, r NodeRequirement) {
-		vals := r.Values
-		if r.Operator == "Exists" || r.Operator == "DoesNotExist" || len(vals) == 0 {
-			vals = []string{""}
-		}
-		for _, v := range vals {
-			st = append(st, stmt{"insert into pod_node_affinity values " + params(8), []any{p.Name, required, term, weight, r.Key, r.Operator, v, key}})
+	addTerm := func(required bool, i int, weight int64, term []NodeRequirement) {
+		term = canonicalTerm(term)
+		key := termKey(term)
+		for j, r := range term {
+			for _, row := range requirementRows(r) {
+				st = append(st, stmt{"insert into pod_node_affinity values " + params(10), []any{
+					p.Name, required, i, weight, j, row.key, row.op, row.value, row.valueInt, key}})
+			}
 		}
 	}
+	matchable := false
 	for i, term := range p.RequiredNodeAffinity {
-		key := termKey(term)
-		for _, r := range term {
-			addReq(true, i, 0, key, r)
+		if len(term) > 0 { // an empty term matches no node
+			addTerm(true, i, 0, term)
+			matchable = true
 		}
+	}
+	if p.RequiredNodeAffinity != nil && !matchable {
+		addTerm(true, 0, 0, []NodeRequirement{{Operator: OpNever}})
 	}
 	for i, term := range p.PreferredNodeAffinity {
-		key := termKey(term.Requirements)
-		for _, r := range term.Requirements {
-			addReq(false, i, term.Weight, key, r)
+		if len(term.Requirements) > 0 {
+			addTerm(false, i, term.Weight, term.Requirements)
 		}
 	}
 	for _, t := range p.Tolerations {
@@ -466,7 +474,10 @@ func writePod(p *Pod) []stmt {
 		st = append(st, stmt{"insert into pod_spread_constraint values " + params(4), []any{p.Name, c.TopologyKey, c.MaxSkew, c.Hard}})
 	}
 	for _, hp := range p.HostPorts {
-		st = append(st, stmt{"insert into pod_host_port values " + params(3), []any{p.Name, hp.Protocol, hp.Port}})
+		st = append(st, stmt{"insert into pod_host_port values " + params(4), []any{p.Name, hp.Protocol, hp.Port, hp.HostIP}})
+	}
+	for _, f := range p.Features {
+		st = append(st, stmt{"insert into pod_feature values " + params(2), []any{p.Name, f}})
 	}
 	for _, v := range p.Volumes {
 		st = append(st, stmt{"insert into pod_volume values " + params(2), []any{p.Name, v}})
@@ -556,6 +567,80 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
+// nodeAffinityRow is one row of pod_node_affinity for a requirement.
+type nodeAffinityRow struct {
+	key, op, value string
+	valueInt       any // Gt, Lt: the value as an int64; otherwise NULL
+}
+
+// requirementRows lays a requirement out as rows of pod_node_affinity: a
+// row per value of In and NotIn (one for the others), matchFields as
+// FieldIn/FieldNotIn, and a requirement that cannot match (a Gt or Lt whose
+// value is not one integer, an unknown operator or field) as Never.
+func requirementRows(r NodeRequirement) []nodeAffinityRow {
+	never := []nodeAffinityRow{{key: r.Key, op: OpNever}}
+	switch {
+	case r.Field:
+		if r.Key != "metadata.name" || len(r.Values) != 1 || r.Operator != "In" && r.Operator != "NotIn" {
+			return never
+		}
+		return []nodeAffinityRow{{key: r.Key, op: "Field" + r.Operator, value: r.Values[0]}}
+	case r.Operator == "In" || r.Operator == "NotIn":
+		if len(r.Values) == 0 {
+			return never
+		}
+		rows := make([]nodeAffinityRow, len(r.Values))
+		for i, v := range r.Values {
+			rows[i] = nodeAffinityRow{key: r.Key, op: r.Operator, value: v}
+		}
+		return rows
+	case r.Operator == "Exists" || r.Operator == "DoesNotExist":
+		return []nodeAffinityRow{{key: r.Key, op: r.Operator}}
+	case r.Operator == OpGt || r.Operator == OpLt:
+		if len(r.Values) != 1 {
+			return never
+		}
+		v, err := strconv.ParseInt(r.Values[0], 10, 64)
+		if err != nil {
+			return never
+		}
+		return []nodeAffinityRow{{key: r.Key, op: r.Operator, value: r.Values[0], valueInt: v}}
+	}
+	return never
+}
+
+// labelInt is a label's value as a base-10 int64 (what Gt and Lt compare),
+// or NULL.
+func labelInt(v string) any {
+	i, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return nil
+	}
+	return i
+}
+
+// canonicalTerm orders a term's requirements as termKey does, so that
+// equal terms number their requirements alike (node_affinity_unmet joins
+// the rows of one In requirement by term key and number).
+func canonicalTerm(term []NodeRequirement) []NodeRequirement {
+	out := append([]NodeRequirement(nil), term...)
+	sort.SliceStable(out, func(i, j int) bool { return requirementText(out[i]) < requirementText(out[j]) })
+	return out
+}
+
+// requirementText is a requirement in a canonical form: its values sorted
+// and without repeats.
+func requirementText(r NodeRequirement) string {
+	vals := append([]string(nil), r.Values...)
+	sort.Strings(vals)
+	vals = slices.Compact(vals)
+	field := ""
+	if r.Field {
+		field = "field "
+	}
+	return field + strconv.Quote(r.Key) + " " + r.Operator + " " + strconv.Quote(strings.Join(vals, "\x00"))
+}
+
 // termKey names a node-affinity term by its requirements (order and
 // repeated values aside): pods with equal terms, the replicas of a
 // deployment, share the key, and the nodes a term rules out are computed
@@ -563,10 +648,7 @@ func sortedKeys[V any](m map[string]V) []string {
 func termKey(term []NodeRequirement) string {
 	reqs := make([]string, len(term))
 	for i, r := range term {
-		vals := append([]string(nil), r.Values...)
-		sort.Strings(vals)
-		vals = slices.Compact(vals)
-		reqs[i] = strconv.Quote(r.Key) + " " + r.Operator + " " + strconv.Quote(strings.Join(vals, "\x00"))
+		reqs[i] = requirementText(r)
 	}
 	sort.Strings(reqs)
 	sum := sha256.Sum256([]byte(strings.Join(reqs, "\n")))

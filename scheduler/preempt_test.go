@@ -113,3 +113,37 @@ func TestPreemptPodsRules(t *testing.T) {
 		}
 	})
 }
+
+// A pod with preemptionPolicy Never has no pod evicted for it, by PreemptPods or Preempt; beside it, a pod
+// that may preempt still does.
+func TestPreemptionPolicyNever(t *testing.T) {
+	ctx := context.Background()
+	for _, call := range []string{"PreemptPods", "Preempt"} {
+		t.Run(call, func(t *testing.T) {
+			s := newTest(t, Config{})
+			addNodes(t, s, Node{Name: "n1", CPU: 1000, Memory: 2000}, Node{Name: "n2", CPU: 1000, Memory: 2000})
+			addPods(t, s,
+				Pod{Name: "low1", CPU: 1000, Memory: 100, Priority: 1, NodeName: "n1", Phase: PhaseRunning},
+				Pod{Name: "low2", CPU: 1000, Memory: 100, Priority: 1, NodeName: "n2", Phase: PhaseRunning},
+				Pod{Name: "never", CPU: 1000, Memory: 100, Priority: 9, NeverPreempts: true},
+				Pod{Name: "may", CPU: 1000, Memory: 100, Priority: 5})
+			var bs []Binding
+			var ev []Eviction
+			var err error
+			if call == "Preempt" {
+				bs, ev, _, err = s.Preempt(ctx)
+			} else {
+				bs, ev, _, err = s.PreemptPods(ctx, []string{"never", "may"})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ev) != 1 || len(bs) != 1 || bs[0].Pod != "may" {
+				t.Fatalf("bindings %v evictions %v: want one eviction, for may only", bs, ev)
+			}
+			if p := s.State().Pods["never"]; p.NodeName != "" {
+				t.Errorf("never placed on %s", p.NodeName)
+			}
+		})
+	}
+}

@@ -46,7 +46,8 @@ var Policies = []Policy{
 	{"h03_disk_pid_pressure.sql", "H3", "CheckNodeDiskPressure, CheckNodePIDPressure", true, both},
 	{"h04_unschedulable.sql", "H4", "NodeUnschedulable", true, both},
 	{"h05_capacity.sql", "H5", "NodeResourcesFit", true, both},
-	{"h06_host_ports.sql", "H6", "NodePorts", true, both},
+	{"h06_host_ports.sql", "H6", "NodePorts (bound pods)", true, both},
+	{"h06b_host_ports_batch.sql", "H6", "NodePorts (within the batch)", true, both},
 	{"h07_requested_node.sql", "H7", "NodeName", true, both},
 	{"h08_bound_stay.sql", "H8", "(binding is final)", true, both},
 	{"h09_volume_zone.sql", "H9", "VolumeZone", true, both},
@@ -60,6 +61,7 @@ var Policies = []Policy{
 	{"h14d_pod_affinity.sql", "H14", "InterPodAffinity (required affinity)", true, both},
 	{"h14e_anti_affinity_batch_node.sql", "H14", "InterPodAffinity (anti-affinity within the batch, hostname)", true, both},
 	{"h15_service_affinity.sql", "H15", "ServiceAffinity", true, both},
+	{"h16_node_declared_features.sql", "H16", "NodeDeclaredFeatures", true, both},
 	{"n1_max_per_node.sql", "N1", "new: at most N pods of a group per node (k8s #40358)", true, both},
 	{"n2_even_spread.sql", "N2", "new: even spreading, ceil(pods/domains)", true, both},
 	{"n3_topology_spread.sql", "N3", "PodTopologySpread (DoNotSchedule, maxSkew)", true, both},
@@ -249,6 +251,9 @@ func relax(st *State, off map[string]bool) *State {
 		}
 		if off["H15"] {
 			p.Service = ""
+		}
+		if off["H16"] {
+			p.Features = nil
 		}
 		if off["N1"] {
 			p.MaxPerNode = 0

@@ -568,11 +568,17 @@ func (s *Scheduler) assuming(ctx context.Context, pods []*Pod, placed map[string
 // to BatchSize): they may be placed by evicting bound pods of lower
 // priority, on any node. It maximises the priority-weighted pods placed,
 // then minimises evictions; evicted pods are deleted from the state and
-// returned so that their controller can recreate them.
+// returned so that their controller can recreate them. Pods with
+// preemptionPolicy Never (NeverPreempts) are left to the placement model.
 func (s *Scheduler) Preempt(ctx context.Context) ([]Binding, []Eviction, []Unschedulable, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q := s.queue()
+	var q []*Pod
+	for _, p := range s.queue() {
+		if !p.NeverPreempts { // preemptionPolicy Never: left to the placement model
+			q = append(q, p)
+		}
+	}
 	if len(q) > s.cfg.BatchSize {
 		q = q[:s.cfg.BatchSize]
 	}
@@ -607,6 +613,8 @@ func (s *Scheduler) Preempt(ctx context.Context) ([]Binding, []Eviction, []Unsch
 // evicts through an API does: it returns a plan and assumes nothing
 // evicted.
 //
+//   - A pod with preemptionPolicy Never (NeverPreempts) is not part of the
+//     plan: it is returned as Unschedulable, as DefaultPreemption leaves it.
 //   - Victims are live bound pods of priority lower than every named pod's:
 //     a pod is never evicted for one of equal or higher priority.
 //   - A named pod that fits some node as the state is (every victim kept,
@@ -627,14 +635,26 @@ func (s *Scheduler) PreemptPods(ctx context.Context, names []string) ([]Binding,
 		want[n] = true
 	}
 	var q []*Pod
+	var never []Unschedulable
 	for _, p := range s.queue() {
-		if want[p.Name] {
+		switch {
+		case !want[p.Name]:
+		case p.NeverPreempts:
+			never = append(never, Unschedulable{Pod: p.Name, Reason: "preemptionPolicy Never: no pod is evicted for it"})
+		default:
 			q = append(q, p)
 		}
 	}
 	if len(q) == 0 {
-		return nil, nil, nil, nil
+		return nil, nil, never, nil
 	}
+	bs, ev, us, err := s.preemptLocked(ctx, q)
+	return bs, ev, append(us, never...), err
+}
+
+// preemptLocked is PreemptPods for the pods q that may preempt. s.mu is
+// held.
+func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []Eviction, []Unschedulable, error) {
 	low := q[0].Priority
 	for _, p := range q {
 		low = min(low, p.Priority)

@@ -2,7 +2,9 @@ package scheduler
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -62,7 +64,47 @@ func normalizePod(p Pod) Pod {
 	if p.Group == "" {
 		p.Group = p.Name
 	}
+	if len(p.Tolerations) > 0 {
+		tols := make([]Toleration, len(p.Tolerations))
+		for i, t := range p.Tolerations {
+			if t.Operator == "" {
+				t.Operator = "Equal"
+			}
+			tols[i] = t
+		}
+		p.Tolerations = tols
+	}
+	if len(p.HostPorts) > 0 {
+		ports := make([]HostPort, len(p.HostPorts))
+		for i, hp := range p.HostPorts {
+			ports[i] = normalizeHostPort(hp)
+		}
+		p.HostPorts = ports
+	}
 	return p
+}
+
+// allAddresses is the host IP of a port bound on every address.
+const allAddresses = "0.0.0.0"
+
+// normalizeHostPort fills in the defaults Kubernetes applies (HostPortInfo's
+// sanitize): TCP, every address.
+func normalizeHostPort(hp HostPort) HostPort {
+	if hp.Protocol == "" {
+		hp.Protocol = "TCP"
+	}
+	if hp.HostIP == "" {
+		hp.HostIP = allAddresses
+	}
+	return hp
+}
+
+// portsConflict reports whether two host ports of pods on one node clash
+// (HostPortInfo.CheckConflict): same protocol and port, and the same
+// address or either on every address.
+func portsConflict(a, b HostPort) bool {
+	return a.Protocol == b.Protocol && a.Port == b.Port &&
+		(a.HostIP == b.HostIP || a.HostIP == allAddresses || b.HostIP == allAddresses)
 }
 
 // label returns a node's value for a label key (topology domain).
@@ -75,32 +117,43 @@ func (s *State) label(node, key string) (string, bool) {
 	return v, ok
 }
 
+// toleratesTaint is k8s.io/api/core/v1 Toleration.ToleratesTaint with the
+// comparison operators off (their feature gate's default).
+func toleratesTaint(o Toleration, t Taint) bool {
+	if o.Effect != "" && o.Effect != t.Effect || o.Key != "" && o.Key != t.Key {
+		return false
+	}
+	switch o.Operator {
+	case "", "Equal":
+		return o.Value == t.Value
+	case "Exists":
+		return true
+	}
+	return false
+}
+
 func tolerates(p *Pod, t Taint) bool {
 	for _, o := range p.Tolerations {
-		if o.Effect != "" && o.Effect != t.Effect {
-			continue
-		}
-		if o.Key == "" && o.Operator == "Exists" {
-			return true
-		}
-		if o.Key == t.Key && (o.Operator == "Exists" || o.Value == t.Value) {
+		if toleratesTaint(o, t) {
 			return true
 		}
 	}
 	return false
 }
 
+// toleratesUnschedulable is NodeUnschedulable's test: the pod tolerates the
+// taint node.kubernetes.io/unschedulable:NoSchedule.
 func toleratesUnschedulable(p *Pod) bool {
-	for _, o := range p.Tolerations {
-		if o.Key == "node.kubernetes.io/unschedulable" || o.Key == "" && o.Operator == "Exists" {
-			return true
-		}
-	}
-	return false
+	return tolerates(p, Taint{Key: "node.kubernetes.io/unschedulable", Effect: "NoSchedule"})
 }
 
+// requirementHolds is labels.Requirement.Matches (matchExpressions) and the
+// field selector of matchFields on the node's name.
 func requirementHolds(n *Node, r NodeRequirement) bool {
 	v, ok := n.Labels[r.Key]
+	if r.Field {
+		v, ok = n.Name, r.Key == "metadata.name"
+	}
 	in := false
 	for _, x := range r.Values {
 		in = in || (ok && v == x)
@@ -112,8 +165,20 @@ func requirementHolds(n *Node, r NodeRequirement) bool {
 		return !ok
 	case "NotIn":
 		return !in
+	case "In":
+		return in
+	case OpGt, OpLt:
+		if !ok || len(r.Values) != 1 {
+			return false
+		}
+		have, err1 := strconv.ParseInt(v, 10, 64)
+		want, err2 := strconv.ParseInt(r.Values[0], 10, 64)
+		if err1 != nil || err2 != nil {
+			return false
+		}
+		return r.Operator == OpGt && have > want || r.Operator == OpLt && have < want
 	}
-	return in
+	return false // Never
 }
 
 // nodeOK checks the per-node policies of one pod (H1-H4, H7-H13): those
@@ -145,14 +210,19 @@ func (s *State) nodeOK(p *Pod, n *Node, keep bool) string {
 		return ""
 	}
 	for k, v := range p.NodeSelector {
-		if n.Labels[k] != v {
+		if have, ok := n.Labels[k]; !ok || have != v {
 			return "H12 node selector"
 		}
 	}
-	if len(p.RequiredNodeAffinity) > 0 {
+	for _, f := range p.Features {
+		if !slices.Contains(n.Features, f) {
+			return "H16 node lacks declared feature " + f
+		}
+	}
+	if p.RequiredNodeAffinity != nil {
 		ok := false
 		for _, term := range p.RequiredNodeAffinity {
-			all := true
+			all := len(term) > 0 // an empty term matches no node
 			for _, r := range term {
 				all = all && requirementHolds(n, r)
 			}
@@ -220,21 +290,22 @@ func (s *State) Check(batch []*Pod) error {
 	for name := range touched {
 		n := s.Nodes[name]
 		var cpu, mem, sto, cnt int64
-		ports := map[HostPort]int{}
 		for _, on := range [][]*Pod{ix.inDomain(nodeItself, name), placedOn[name]} {
 			for _, q := range on {
 				cpu, mem, sto, cnt = cpu+q.CPU, mem+q.Memory, sto+q.Storage, cnt+1
-				for _, hp := range q.HostPorts {
-					ports[hp]++
-				}
 			}
 		}
 		if cpu > n.CPU || mem > n.Memory || sto > n.Storage || cnt > n.Pods {
 			fail("H5 node %s over capacity: cpu %d/%d memory %d/%d storage %d/%d pods %d/%d", name, cpu, n.CPU, mem, n.Memory, sto, n.Storage, cnt, n.Pods)
 		}
-		for hp, c := range ports {
-			if c > 1 {
-				fail("H6 node %s: host port %v used %d times", name, hp, c)
+		// H6: each placed pod's ports against the bound pods' and those of
+		// the pods placed after it.
+		bound, here := ix.inDomain(nodeItself, name), placedOn[name]
+		for i, p := range here {
+			for _, q := range append(append([]*Pod(nil), bound...), here[i+1:]...) {
+				if hp, ok := portClash(p, q); ok {
+					fail("H6 node %s: host port %s/%d (%s) of %s clashes with %s", name, hp.Protocol, hp.Port, hp.HostIP, p.Name, q.Name)
+				}
 			}
 		}
 	}
@@ -318,6 +389,18 @@ func (s *State) Check(batch []*Pod) error {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// portClash returns a host port of p that clashes with one of q's.
+func portClash(p, q *Pod) (HostPort, bool) {
+	for _, a := range p.HostPorts {
+		for _, b := range q.HostPorts {
+			if portsConflict(a, b) {
+				return a, true
+			}
+		}
+	}
+	return HostPort{}, false
 }
 
 func hasTerm(p *Pod, t PodAffinityTerm) bool {

@@ -125,7 +125,7 @@ func TestStateDBPlacement(t *testing.T) {
 				{Name: "web-1", CPU: 500, Memory: 500, Labels: web, Affinity: anti, Group: "web"},
 				{Name: "ssd", CPU: 500, Memory: 500, RequiredNodeAffinity: [][]NodeRequirement{{{Key: "disk", Operator: "In", Values: []string{"ssd"}}}}},
 				{Name: "tolerant", CPU: 500, Memory: 500, RequestedNode: "a2", Tolerations: []Toleration{{Key: "dedicated", Operator: "Equal", Value: "db"}}},
-				{Name: "port", CPU: 100, HostPorts: []HostPort{{"TCP", 80}}},
+				{Name: "port", CPU: 100, HostPorts: []HostPort{{Protocol: "TCP", Port: 80}}},
 				{Name: "zonal", CPU: 100, Volumes: []string{"pv"}},
 				{Name: "spread", CPU: 100, Group: "s", Spread: []SpreadConstraint{{TopologyKey: LabelZone, MaxSkew: 1, Hard: true}}},
 			}

@@ -15,21 +15,39 @@ type Node struct {
 	Taints []Taint
 	// Images maps image names present on the node to their size in MiB.
 	Images map[string]int64
+	// Features are the features the node declares (status.declaredFeatures).
+	Features []string
 }
 
 // Taint is a node taint; Effect is NoSchedule, PreferNoSchedule or NoExecute.
 type Taint struct{ Key, Value, Effect string }
 
-// Toleration tolerates taints: Operator is Equal or Exists; an empty Key
-// with Exists tolerates every taint; an empty Effect matches every effect.
+// Toleration tolerates taints (TaintToleration, k8s.io/api/core/v1
+// Toleration.ToleratesTaint): an empty Effect matches every effect, an
+// empty Key every key; Operator Exists matches every value, Equal (or "")
+// the value Value. Lt and Gt (feature gate TaintTolerationComparisonOperators,
+// off by default) tolerate nothing.
 type Toleration struct{ Key, Operator, Value, Effect string }
 
-// NodeRequirement is one node-selector requirement of an affinity term;
-// Operator is In, NotIn, Exists or DoesNotExist.
+// NodeRequirement is one requirement of a node-selector term, as
+// k8s.io/component-helpers' nodeaffinity evaluates it. Operator is In,
+// NotIn, Exists, DoesNotExist, Gt or Lt (a label's value read as a base-10
+// int64, against the one value), or Never: a term Kubernetes cannot parse
+// (an invalid key, value or operator), which matches no node. Field marks
+// a matchFields requirement: Key metadata.name, Operator In or NotIn with
+// one value.
 type NodeRequirement struct {
 	Key, Operator string
 	Values        []string
+	Field         bool
 }
+
+// Node-selector operators beyond the label selector's four.
+const (
+	OpGt    = "Gt"
+	OpLt    = "Lt"
+	OpNever = "Never"
+)
 
 // PreferredNodeTerm is a preferred node-affinity term with its weight.
 type PreferredNodeTerm struct {
@@ -57,10 +75,14 @@ type SpreadConstraint struct {
 	Hard        bool
 }
 
-// HostPort is a port a container opens on the host.
+// HostPort is a port a container opens on the host. HostIP "" or 0.0.0.0
+// binds every address: it conflicts with any use of the protocol and port
+// on the node, a specific address only with the same address and 0.0.0.0
+// (NodePorts, HostPortInfo.CheckConflict).
 type HostPort struct {
 	Protocol string
 	Port     int64
+	HostIP   string
 }
 
 // Pod phases.
@@ -104,6 +126,12 @@ type Pod struct {
 	HostPorts             []HostPort
 	Volumes               []string
 	Images                []string
+	// Features are the node features the pod needs (NodeDeclaredFeatures:
+	// inferred from its spec by k8s.io/component-helpers/nodedeclaredfeatures).
+	Features []string
+	// NeverPreempts is preemptionPolicy Never: the pod waits for room and
+	// never has other pods evicted for it.
+	NeverPreempts bool
 
 	created int64 // arrival order, set by the scheduler
 }

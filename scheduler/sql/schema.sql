@@ -42,6 +42,7 @@ create table node_label (
   node_name varchar(253) not null,
   label_key varchar(253) not null,
   label_value varchar(253) not null,
+  label_int bigint,                        -- the value as a base-10 int64 (node affinity Gt, Lt), if it is one
   primary key (node_name, label_key)
 );
 create index node_label_kv on node_label (label_key, label_value);
@@ -53,6 +54,13 @@ create table node_taint (
   effect varchar(20) not null              -- NoSchedule, PreferNoSchedule, NoExecute
 );
 create index node_taint_node on node_taint (node_name);
+
+-- status.declaredFeatures (NodeDeclaredFeatures).
+create table node_feature (
+  node_name varchar(253) not null,
+  feature varchar(253) not null,
+  primary key (node_name, feature)
+);
 
 create table node_image (
   node_name varchar(253) not null,
@@ -101,14 +109,21 @@ create table pod_node_selector (
 -- Node affinity requirements: a required term matches when all its rows
 -- hold (In and NotIn list one row per value); the pod needs one matching
 -- term. Preferred terms (required = false) add their weight when matched.
+-- Operators: In, NotIn, Exists, DoesNotExist and Gt, Lt (value_int against
+-- node_label.label_int) over labels; FieldIn, FieldNotIn over the node's
+-- name (matchFields on metadata.name); Never for a term Kubernetes cannot
+-- parse, which matches no node. An empty term matches no node either and
+-- has no row; a pod whose required terms are all such gets one Never row.
 create table pod_node_affinity (
   pod_name varchar(253) not null,
   required boolean not null,
   term integer not null,
   weight integer not null,
+  requirement integer not null,            -- its place in the term (the rows of one In share it)
   label_key varchar(253) not null,
-  operator varchar(20) not null,           -- In, NotIn, Exists, DoesNotExist
+  operator varchar(20) not null,
   label_value varchar(253) not null,
+  value_int bigint,                        -- Gt, Lt: the value as an int64
   term_key varchar(64) not null            -- the term's requirements, hashed (equal terms share it)
 );
 create index pod_node_affinity_pod on pod_node_affinity (pod_name, term);
@@ -147,8 +162,9 @@ create table pod_spread_constraint (
 
 create table pod_host_port (
   pod_name varchar(253) not null,
-  protocol varchar(10) not null,
-  port integer not null
+  protocol varchar(10) not null,           -- TCP when unset
+  port integer not null,
+  host_ip varchar(64) not null             -- 0.0.0.0 (every address) when unset
 );
 create index pod_host_port_pod on pod_host_port (pod_name);
 
@@ -160,6 +176,12 @@ create table volume (
 create table pod_volume (
   pod_name varchar(253) not null,
   volume_name varchar(253) not null
+);
+
+-- The node features a pod needs (NodeDeclaredFeatures).
+create table pod_feature (
+  pod_name varchar(253) not null,
+  feature varchar(253) not null
 );
 
 create table pod_image (
@@ -267,11 +289,12 @@ where t.required = true;
 
 -- (term, node) for the distinct required node-affinity terms of the pods
 -- a model decides, when the term fails on the node (some requirement is
--- not met). Per term key, not per pod: the replicas of a deployment share
--- their terms, and per pod this was pods x nodes evaluations.
+-- not met: labels.Requirement.Matches, and the field selector of
+-- matchFields). Per term key, not per pod: the replicas of a deployment
+-- share their terms, and per pod this was pods x nodes evaluations.
 create view node_affinity_unmet as
 select distinct r.term_key, node.name as node_name
-from (select distinct t.term_key, t.label_key, t.operator, t.label_value
+from (select distinct t.term_key, t.requirement, t.label_key, t.operator, t.label_value, t.value_int
       from batch_pod b join pod_node_affinity t on t.pod_name = b.pod_name
       where t.required = true) r, node
 where case r.operator
@@ -279,15 +302,22 @@ where case r.operator
     when 'DoesNotExist' then exists (select 1 from node_label l where l.node_name = node.name and l.label_key = r.label_key)
     when 'NotIn' then exists (select 1 from node_label l where l.node_name = node.name
                               and l.label_key = r.label_key and l.label_value = r.label_value)
-    else not exists (select 1 from node_label l where l.node_name = node.name and l.label_key = r.label_key
+    when 'Gt' then not exists (select 1 from node_label l where l.node_name = node.name
+                               and l.label_key = r.label_key and l.label_int > r.value_int)
+    when 'Lt' then not exists (select 1 from node_label l where l.node_name = node.name
+                               and l.label_key = r.label_key and l.label_int < r.value_int)
+    when 'FieldIn' then node.name <> r.label_value
+    when 'FieldNotIn' then node.name = r.label_value
+    when 'In' then not exists (select 1 from node_label l where l.node_name = node.name and l.label_key = r.label_key
                      and exists (select 1 from pod_node_affinity v
-                                 where v.term_key = r.term_key and v.label_key = r.label_key
+                                 where v.term_key = r.term_key and v.requirement = r.requirement
                                    and v.label_value = l.label_value and v.operator = 'In' and v.required = true))
+    else true
   end;
 
 -- The host ports of the pods a model decides.
 create view batch_host_port as
-select hp.pod_name, hp.protocol, hp.port
+select hp.pod_name, hp.protocol, hp.port, hp.host_ip
 from pod_host_port hp join batch_pod on batch_pod.pod_name = hp.pod_name;
 
 -- Required inter-pod (anti-)affinity terms of the pods a model decides,

@@ -2,6 +2,9 @@ package app
 
 import (
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/weavesql/weave/scheduler"
 )
@@ -67,6 +70,7 @@ func toNode(n *v1.Node) scheduler.Node {
 		DiskPressure:       conditionTrue(n, v1.NodeDiskPressure),
 		PIDPressure:        conditionTrue(n, v1.NodePIDPressure),
 		Labels:             map[string]string{},
+		Features:           append([]string(nil), n.Status.DeclaredFeatures...),
 	}
 	if _, ok := a[v1.ResourceEphemeralStorage]; !ok {
 		out.Storage = 1 << 40 // not reported: no limit
@@ -88,12 +92,47 @@ func toNode(n *v1.Node) scheduler.Node {
 	return out
 }
 
-func requirements(rs []v1.NodeSelectorRequirement) []scheduler.NodeRequirement {
+// requirements converts the requirements of a node-selector term: matchExpressions (field false) or
+// matchFields. One that Kubernetes cannot parse (nodeaffinity's nodeSelectorRequirementsAsSelector and
+// ...AsFieldSelector: an invalid key or value, an unknown operator, a Gt or Lt without exactly one integer)
+// makes the term match no node: it becomes a Never requirement.
+func requirements(rs []v1.NodeSelectorRequirement, field bool) []scheduler.NodeRequirement {
 	var out []scheduler.NodeRequirement
 	for _, r := range rs {
-		out = append(out, scheduler.NodeRequirement{Key: r.Key, Operator: string(r.Operator), Values: append([]string(nil), r.Values...)})
+		out = append(out, requirement(r, field))
 	}
 	return out
+}
+
+var selectionOps = map[v1.NodeSelectorOperator]selection.Operator{
+	v1.NodeSelectorOpIn: selection.In, v1.NodeSelectorOpNotIn: selection.NotIn,
+	v1.NodeSelectorOpExists: selection.Exists, v1.NodeSelectorOpDoesNotExist: selection.DoesNotExist,
+	v1.NodeSelectorOpGt: selection.GreaterThan, v1.NodeSelectorOpLt: selection.LessThan,
+}
+
+func requirement(r v1.NodeSelectorRequirement, field bool) scheduler.NodeRequirement {
+	out := scheduler.NodeRequirement{Key: r.Key, Operator: string(r.Operator), Values: append([]string(nil), r.Values...), Field: field}
+	never := scheduler.NodeRequirement{Key: r.Key, Operator: scheduler.OpNever}
+	if field {
+		// fields.OneTermEqualSelector / NotEqual on the node's fields, of which there is metadata.name only.
+		if r.Key != metav1.ObjectNameField || len(r.Values) != 1 || (r.Operator != v1.NodeSelectorOpIn && r.Operator != v1.NodeSelectorOpNotIn) {
+			return never
+		}
+		return out
+	}
+	op, ok := selectionOps[r.Operator]
+	if !ok {
+		return never
+	}
+	if _, err := labels.NewRequirement(r.Key, op, r.Values); err != nil {
+		return never
+	}
+	return out
+}
+
+// nodeSelectorTerm converts one required or preferred term: its label and field requirements, ANDed.
+func nodeSelectorTerm(t v1.NodeSelectorTerm) []scheduler.NodeRequirement {
+	return append(requirements(t.MatchExpressions, false), requirements(t.MatchFields, true)...)
 }
 
 // affinityTerm converts a pod (anti-)affinity term. The scheduler package matches one label Key=Value; a
@@ -151,15 +190,6 @@ func toPod(p *v1.Pod) scheduler.Pod {
 		out.Storage += mib(c.Resources.Requests, v1.ResourceEphemeralStorage, true)
 		out.CPULimit += milli(c.Resources.Limits, v1.ResourceCPU)
 		out.MemoryLimit += mib(c.Resources.Limits, v1.ResourceMemory, true)
-		for _, port := range c.Ports {
-			if port.HostPort > 0 {
-				proto := string(port.Protocol)
-				if proto == "" {
-					proto = "TCP"
-				}
-				out.HostPorts = append(out.HostPorts, scheduler.HostPort{Protocol: proto, Port: int64(port.HostPort)})
-			}
-		}
 		if c.Image != "" {
 			out.Images = append(out.Images, c.Image)
 		}
@@ -173,6 +203,9 @@ func toPod(p *v1.Pod) scheduler.Pod {
 		out.CPU += milli(p.Spec.Overhead, v1.ResourceCPU)
 		out.Memory += mib(p.Spec.Overhead, v1.ResourceMemory, true)
 	}
+	out.HostPorts = hostPorts(p)
+	out.Features = declaredFeatures(p)
+	out.NeverPreempts = p.Spec.PreemptionPolicy != nil && *p.Spec.PreemptionPolicy == v1.PreemptNever
 	for _, t := range p.Spec.Tolerations {
 		op := string(t.Operator)
 		if op == "" {
@@ -183,12 +216,14 @@ func toPod(p *v1.Pod) scheduler.Pod {
 	if a := p.Spec.Affinity; a != nil {
 		if na := a.NodeAffinity; na != nil {
 			if r := na.RequiredDuringSchedulingIgnoredDuringExecution; r != nil {
+				// Non-nil even without terms: a required affinity whose terms are all empty matches no node.
+				out.RequiredNodeAffinity = make([][]scheduler.NodeRequirement, 0, len(r.NodeSelectorTerms))
 				for _, term := range r.NodeSelectorTerms {
-					out.RequiredNodeAffinity = append(out.RequiredNodeAffinity, requirements(term.MatchExpressions))
+					out.RequiredNodeAffinity = append(out.RequiredNodeAffinity, nodeSelectorTerm(term))
 				}
 			}
 			for _, pt := range na.PreferredDuringSchedulingIgnoredDuringExecution {
-				out.PreferredNodeAffinity = append(out.PreferredNodeAffinity, scheduler.PreferredNodeTerm{Weight: int64(pt.Weight), Requirements: requirements(pt.Preference.MatchExpressions)})
+				out.PreferredNodeAffinity = append(out.PreferredNodeAffinity, scheduler.PreferredNodeTerm{Weight: int64(pt.Weight), Requirements: nodeSelectorTerm(pt.Preference)})
 			}
 		}
 		add := func(t v1.PodAffinityTerm, anti, required bool, w int64) {
