@@ -439,29 +439,35 @@ func writePod(p *Pod) []stmt {
 	for _, k := range sortedKeys(p.NodeSelector) {
 		st = append(st, stmt{"insert into pod_node_selector values " + params(3), []any{p.Name, k, p.NodeSelector[k]}})
 	}
-	addTerm := func(required bool, i int, weight int64, term []NodeRequirement) {
+	addTerm := func(selector int, required bool, i int, weight int64, term []NodeRequirement) {
 		term = canonicalTerm(term)
 		key := termKey(term)
 		for j, r := range term {
 			for _, row := range requirementRows(r) {
-				st = append(st, stmt{"insert into pod_node_affinity values " + params(10), []any{
-					p.Name, required, i, weight, j, row.key, row.op, row.value, row.valueInt, key}})
+				st = append(st, stmt{"insert into pod_node_affinity values " + params(11), []any{
+					p.Name, selector, required, i, weight, j, row.key, row.op, row.value, row.valueInt, key}})
 			}
 		}
 	}
-	matchable := false
-	for i, term := range p.RequiredNodeAffinity {
-		if len(term) > 0 { // an empty term matches no node
-			addTerm(true, i, 0, term)
-			matchable = true
+	addSelector := func(selector int, terms [][]NodeRequirement) {
+		matchable := false
+		for i, term := range terms {
+			if len(term) > 0 { // an empty term matches no node
+				addTerm(selector, true, i, 0, term)
+				matchable = true
+			}
+		}
+		if terms != nil && !matchable {
+			addTerm(selector, true, 0, 0, []NodeRequirement{{Operator: OpNever}})
 		}
 	}
-	if p.RequiredNodeAffinity != nil && !matchable {
-		addTerm(true, 0, 0, []NodeRequirement{{Operator: OpNever}})
+	addSelector(0, p.RequiredNodeAffinity)
+	for i, sel := range p.VolumeNodeSelectors {
+		addSelector(i+1, sel)
 	}
 	for i, term := range p.PreferredNodeAffinity {
 		if len(term.Requirements) > 0 {
-			addTerm(false, i, term.Weight, term.Requirements)
+			addTerm(0, false, i, term.Weight, term.Requirements)
 		}
 	}
 	for _, t := range p.Tolerations {

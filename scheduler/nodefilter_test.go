@@ -105,3 +105,30 @@ func TestHostPortsWithinTheBatch(t *testing.T) {
 		})
 	}
 }
+
+// The node constraints of a pod's volumes (H17) hold each, beside its own
+// node affinity: a local volume pinned to b1 and a zone selector.
+func TestVolumeNodeSelectorsDifferential(t *testing.T) {
+	nodes := []Node{node("a1", "za"), node("b1", "zb"), node("b2", "zb")}
+	pin := [][]NodeRequirement{{{Key: LabelHostname, Operator: "In", Values: []string{"b1", "a1"}}}}
+	zone := [][]NodeRequirement{{{Key: LabelZone, Operator: "In", Values: []string{"zb"}}}, {{Key: "region", Operator: "Exists"}}}
+	for _, c := range []pluginCase{
+		{name: "two volumes, both hold on b1 only", nodes: nodes, pod: Pod{Name: "p", CPU: 1, VolumeNodeSelectors: [][][]NodeRequirement{pin, zone}}, want: []string{"b1"}},
+		{name: "a volume selector without a usable term", nodes: nodes, pod: Pod{Name: "p", CPU: 1, VolumeNodeSelectors: [][][]NodeRequirement{{{}}}}, want: []string{}},
+		{name: "the pod's own affinity and a volume's", nodes: nodes, pod: Pod{Name: "p", CPU: 1, RequiredNodeAffinity: [][]NodeRequirement{{{Key: LabelHostname, Operator: "NotIn", Values: []string{"b1"}}}}, VolumeNodeSelectors: [][][]NodeRequirement{zone}}, want: []string{"b2"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newTest(t, Config{Timeout: 5 * time.Second})
+			addNodes(t, s, c.nodes...)
+			p := normalizePod(c.pod)
+			ref := s.State().FeasibleNodes(&p)
+			got := feasibleBySolver(t, s, c.pod)
+			if !reflect.DeepEqual(got, ref) {
+				t.Errorf("solver %v, Go filter %v", got, ref)
+			}
+			if !reflect.DeepEqual(ref, c.want) && !(len(ref) == 0 && len(c.want) == 0) {
+				t.Errorf("Go filter %v, want %v", ref, c.want)
+			}
+		})
+	}
+}

@@ -62,6 +62,7 @@ var Policies = []Policy{
 	{"h14e_anti_affinity_batch_node.sql", "H14", "InterPodAffinity (anti-affinity within the batch, hostname)", true, both},
 	{"h15_service_affinity.sql", "H15", "ServiceAffinity", true, both},
 	{"h16_node_declared_features.sql", "H16", "NodeDeclaredFeatures", true, both},
+	{"h17_volume_node_affinity.sql", "H17", "VolumeBinding, VolumeZone (node constraints of bound volumes)", true, both},
 	{"n1_max_per_node.sql", "N1", "new: at most N pods of a group per node (k8s #40358)", true, both},
 	{"n2_even_spread.sql", "N2", "new: even spreading, ceil(pods/domains)", true, both},
 	{"n3_topology_spread.sql", "N3", "PodTopologySpread (DoNotSchedule, maxSkew)", true, both},
@@ -254,6 +255,9 @@ func relax(st *State, off map[string]bool) *State {
 		}
 		if off["H16"] {
 			p.Features = nil
+		}
+		if off["H17"] {
+			p.VolumeNodeSelectors = nil
 		}
 		if off["N1"] {
 			p.MaxPerNode = 0

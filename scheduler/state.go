@@ -181,6 +181,21 @@ func requirementHolds(n *Node, r NodeRequirement) bool {
 	return false // Never
 }
 
+// selectorHolds reports whether some term of a node selector holds on the
+// node: all its requirements (an empty term matches no node).
+func selectorHolds(n *Node, terms [][]NodeRequirement) bool {
+	for _, term := range terms {
+		all := len(term) > 0
+		for _, r := range term {
+			all = all && requirementHolds(n, r)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
 // nodeOK checks the per-node policies of one pod (H1-H4, H7-H13): those
 // that need no other pod.
 func (s *State) nodeOK(p *Pod, n *Node, keep bool) string {
@@ -219,17 +234,12 @@ func (s *State) nodeOK(p *Pod, n *Node, keep bool) string {
 			return "H16 node lacks declared feature " + f
 		}
 	}
-	if p.RequiredNodeAffinity != nil {
-		ok := false
-		for _, term := range p.RequiredNodeAffinity {
-			all := len(term) > 0 // an empty term matches no node
-			for _, r := range term {
-				all = all && requirementHolds(n, r)
-			}
-			ok = ok || all
-		}
-		if !ok {
-			return "H13 node affinity"
+	if p.RequiredNodeAffinity != nil && !selectorHolds(n, p.RequiredNodeAffinity) {
+		return "H13 node affinity"
+	}
+	for _, sel := range p.VolumeNodeSelectors {
+		if !selectorHolds(n, sel) {
+			return "H17 volume node affinity"
 		}
 	}
 	return ""

@@ -126,6 +126,11 @@ type Pod struct {
 	HostPorts             []HostPort
 	Volumes               []string
 	Images                []string
+	// VolumeNodeSelectors are the node constraints of the pod's volumes
+	// (VolumeBinding: a bound PersistentVolume's node affinity; VolumeZone:
+	// its zone and region labels). Each is a node selector, its terms ORed
+	// as in RequiredNodeAffinity; every one must hold.
+	VolumeNodeSelectors [][][]NodeRequirement
 	// Features are the node features the pod needs (NodeDeclaredFeatures:
 	// inferred from its spec by k8s.io/component-helpers/nodedeclaredfeatures).
 	Features []string

@@ -113,9 +113,12 @@ create table pod_node_selector (
 -- node_label.label_int) over labels; FieldIn, FieldNotIn over the node's
 -- name (matchFields on metadata.name); Never for a term Kubernetes cannot
 -- parse, which matches no node. An empty term matches no node either and
--- has no row; a pod whose required terms are all such gets one Never row.
+-- has no row; a selector whose required terms are all such gets one Never
+-- row. A pod has its own node selector (required and preferred terms,
+-- selector 0) and one per volume constraint (required, selector 1, 2, ...).
 create table pod_node_affinity (
   pod_name varchar(253) not null,
+  selector integer not null,               -- 0: the pod's own; 1, 2, ...: those of its volumes (H17)
   required boolean not null,
   term integer not null,
   weight integer not null,
@@ -281,11 +284,12 @@ create view batch_pod_label as
 select pod_label.pod_name, pod_label.label_key, pod_label.label_value
 from pod_label join batch_pod on batch_pod.pod_name = pod_label.pod_name;
 
--- The required node-affinity terms of the pods a model decides.
+-- The required node-affinity terms of the pods a model decides (their
+-- own, not their volumes').
 create view batch_node_affinity_term as
 select distinct t.pod_name, t.term_key
 from batch_pod b join pod_node_affinity t on t.pod_name = b.pod_name
-where t.required = true;
+where t.required = true and t.selector = 0;
 
 -- (term, node) for the distinct required node-affinity terms of the pods
 -- a model decides, when the term fails on the node (some requirement is

@@ -251,7 +251,5 @@ func toPod(p *v1.Pod) scheduler.Pod {
 	for _, c := range p.Spec.TopologySpreadConstraints {
 		out.Spread = append(out.Spread, scheduler.SpreadConstraint{TopologyKey: c.TopologyKey, MaxSkew: int64(c.MaxSkew), Hard: c.WhenUnsatisfiable == v1.DoNotSchedule})
 	}
-	// Volumes (H9): the claims, whose zones the PV/PVC informers write (volumes.go).
-	out.Volumes = podClaims(p)
 	return out
 }

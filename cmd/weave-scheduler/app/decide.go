@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 )
@@ -19,6 +20,7 @@ type Snapshot struct {
 	Namespaces             []*v1.Namespace
 	PersistentVolumes      []*v1.PersistentVolume
 	PersistentVolumeClaims []*v1.PersistentVolumeClaim
+	StorageClasses         []*storagev1.StorageClass
 }
 
 // Decision is what weave-scheduler decides for the pending pods of a Snapshot that name it. Pods are named
@@ -64,6 +66,9 @@ func Decide(ctx context.Context, cfg Config, snap Snapshot) (Decision, error) {
 	}
 	for _, pvc := range snap.PersistentVolumeClaims {
 		objs = append(objs, pvc)
+	}
+	for _, sc := range snap.StorageClasses {
+		objs = append(objs, sc)
 	}
 	s, err := NewWithClient(cfg, fake.NewClientset(objs...), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {

@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/weavesql/weave/scheduler"
 )
 
 // What weave-scheduler does not schedule. A pending pod is either placed as kube-scheduler v1.37's Filter
@@ -47,22 +50,38 @@ func refusalMessage(fs []unsupportedField) string {
 // its PodScheduled=False condition, reason SchedulingGated).
 func gated(p *v1.Pod) bool { return len(p.Spec.SchedulingGates) > 0 }
 
-// admitLocked reports whether a pending pod of this scheduler may be scheduled. A gated pod, and a pod
-// using a field weave-scheduler does not support (reported by refuseLocked), are taken out of the state's
-// queue instead. s.mu is held.
-func (s *Server) admitLocked(p *v1.Pod) bool {
+// pendingPodLocked converts a pending pod of this scheduler for the state's queue, or reports why it is not
+// queued (false): a gated pod waits for its gates; a pod using a field weave-scheduler does not support is
+// refused (refuseLocked); a pod whose claims or volumes are not ready (convert_volumes.go) waits for them,
+// reported like a refusal, and is read again when they change (claimChanged). s.mu is held.
+func (s *Server) pendingPodLocked(p *v1.Pod) (scheduler.Pod, bool) {
 	key := podKey(p)
 	if gated(p) {
 		s.must("delete pod", s.brain.DeletePod(context.Background(), key))
-		return false // tried once its gates are removed (an update)
+		return scheduler.Pod{}, false // tried once its gates are removed (an update)
 	}
-	if fs := unsupported(p); len(fs) > 0 {
+	fs := unsupported(p)
+	var vols volumeVerdict
+	if len(p.Spec.Volumes) > 0 {
+		s.rememberClaimsLocked(p)
+		vols = volumeConstraints(p, s)
+		fs = append(fs, vols.unsupported...)
+	}
+	if len(fs) > 0 {
 		s.must("delete pod", s.brain.DeletePod(context.Background(), key))
 		s.refuseLocked(p, refusalMessage(fs))
-		return false
+		return scheduler.Pod{}, false
+	}
+	if vols.waiting != "" {
+		s.must("delete pod", s.brain.DeletePod(context.Background(), key))
+		nodes, _ := s.nodeLister.List(labels.Everything())
+		s.refuseLocked(p, fmt.Sprintf("0/%d nodes are available: %s", len(nodes), vols.waiting))
+		return scheduler.Pod{}, false
 	}
 	delete(s.refused, key)
-	return true
+	sp := toPod(p)
+	sp.VolumeNodeSelectors = vols.selectors
+	return sp, true
 }
 
 // refuseLocked reports a pending pod that weave-scheduler does not schedule, once per distinct message: the

@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
@@ -54,6 +55,7 @@ type Server struct {
 	nodeLister corelisters.NodeLister
 	pvLister   corelisters.PersistentVolumeLister
 	pvcLister  corelisters.PersistentVolumeClaimLister
+	scLister   storagelisters.StorageClassLister
 	recorder   events.EventRecorder
 	broadcast  events.EventBroadcaster
 
@@ -66,12 +68,12 @@ type Server struct {
 	attempts map[string]int         // failed attempts per pod (the backoff's exponent)
 	// nominated holds the preemptors whose victims are being evicted (preempt.go): each is assumed on its
 	// nominated node in the state and bound once its victims are gone.
-	nominated map[string]*nomination
-	volumes   map[string]string // claim → zone written to the state (volumes.go)
-	refused   map[string]string // pending pods weave-scheduler does not schedule → the message sent (refuse.go)
-	binds     chan bindJob
-	evicting  chan struct{}                   // a slot per eviction request under way (evictWorkers slots)
-	loopCtx   atomic.Pointer[context.Context] // the leader's context (bindings of nominated pods)
+	nominated  map[string]*nomination
+	claimUsers map[string]map[string]struct{} // claim (namespace/name) → the pending pods using it (volumes.go)
+	refused    map[string]string              // pending pods weave-scheduler does not schedule → the message sent (refuse.go)
+	binds      chan bindJob
+	evicting   chan struct{}                   // a slot per eviction request under way (evictWorkers slots)
+	loopCtx    atomic.Pointer[context.Context] // the leader's context (bindings of nominated pods)
 
 	handlersSynced []cache.InformerSynced // the event handlers have seen the informers' initial lists
 	events         *eventQueue            // the informers' events, applied in order (events.go)
@@ -143,7 +145,7 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 		cfg: cfg, client: client, log: log,
 		brain: brain, closeDB: closeDB, metrics: newMetrics(),
 		inflight: map[string]string{}, backoff: map[string]*time.Timer{}, attempts: map[string]int{},
-		nominated: map[string]*nomination{}, volumes: map[string]string{}, refused: map[string]string{}, events: newEventQueue(),
+		nominated: map[string]*nomination{}, claimUsers: map[string]map[string]struct{}{}, refused: map[string]string{}, events: newEventQueue(),
 		binds: make(chan bindJob, 4*cfg.BatchSize), evicting: make(chan struct{}, evictWorkers),
 	}
 	s.factory = informers.NewSharedInformerFactory(client, 0)
@@ -151,6 +153,7 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 	s.nodeLister = s.factory.Core().V1().Nodes().Lister()
 	s.pvLister = s.factory.Core().V1().PersistentVolumes().Lister()
 	s.pvcLister = s.factory.Core().V1().PersistentVolumeClaims().Lister()
+	s.scLister = s.factory.Storage().V1().StorageClasses().Lister()
 	s.broadcast = events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
 	s.recorder = s.broadcast.NewRecorder(scheme.Scheme, cfg.SchedulerName)
 	return s, nil
@@ -303,13 +306,13 @@ func (s *Server) startInformers(ctx context.Context) error {
 		return err
 	}
 	s.handlersSynced = append(s.handlersSynced, regNodes.HasSynced, regPods.HasSynced)
-	pvs, pvcs, err := s.volumeInformers()
+	vols, err := s.volumeInformers()
 	if err != nil {
 		return err
 	}
 	// A watch error is logged and the reflector relists (then the handlers see every object again: the state
 	// converges to the fresh list).
-	for _, inf := range []cache.SharedIndexInformer{nodes, pods, pvs, pvcs} {
+	for _, inf := range append([]cache.SharedIndexInformer{nodes, pods}, vols...) {
 		_ = inf.SetWatchErrorHandler(func(r *cache.Reflector, err error) {
 			s.log.Warn("watch interrupted; relisting", "error", err)
 		})
@@ -381,9 +384,6 @@ func (s *Server) podChanged(old, p *v1.Pod) {
 			s.must("delete pod", s.brain.DeletePod(context.Background(), key))
 			return
 		}
-		if !s.admitLocked(p) {
-			return
-		}
 		if _, ok := s.backoff[key]; ok {
 			return // re-read from the lister when its backoff ends
 		}
@@ -401,6 +401,10 @@ func (s *Server) podChanged(old, p *v1.Pod) {
 		if old != nil && old.Spec.NodeName == "" && reflect.DeepEqual(old.Labels, p.Labels) && reflect.DeepEqual(old.Spec, p.Spec) {
 			return // a status change (our own condition patch): nothing to re-place
 		}
+		if sp, ok := s.pendingPodLocked(p); ok {
+			s.must("upsert pod", s.brain.UpsertPod(context.Background(), sp))
+		}
+		return
 	}
 	s.must("upsert pod", s.brain.UpsertPod(context.Background(), toPod(p)))
 	if p.Spec.NodeName != "" && terminal(p) {
@@ -418,6 +422,7 @@ func (s *Server) podDeleted(p *v1.Pod) {
 	}
 	delete(s.attempts, key)
 	delete(s.refused, key)
+	s.forgetClaimsLocked(key, p.Namespace, podClaims(p))
 	s.dropNominationLocked(key)
 	s.must("delete pod", s.brain.DeletePod(context.Background(), key))
 	s.victimGoneLocked(key)
@@ -485,8 +490,10 @@ func (s *Server) requeueLocked(key string) {
 		delete(s.attempts, key)
 		return
 	}
-	if p.Spec.NodeName == "" && p.DeletionTimestamp == nil && !terminal(p) && s.admitLocked(p) {
-		s.must("upsert pod", s.brain.UpsertPod(context.Background(), toPod(p)))
+	if p.Spec.NodeName == "" && p.DeletionTimestamp == nil && !terminal(p) {
+		if sp, ok := s.pendingPodLocked(p); ok {
+			s.must("upsert pod", s.brain.UpsertPod(context.Background(), sp))
+		}
 	}
 }
 
