@@ -34,6 +34,10 @@ func unsupported(p *v1.Pod) []unsupportedField {
 		out = append(out, unsupportedField{"spec.resourceClaims",
 			"dynamic resource allocation is not supported; schedule the pod with kube-scheduler"})
 	}
+	if p.Spec.SchedulingGroup != nil {
+		out = append(out, unsupportedField{"spec.schedulingGroup",
+			"pod groups (gang and topology-aware workload scheduling) are not supported yet"})
+	}
 	return out
 }
 

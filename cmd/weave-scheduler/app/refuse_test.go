@@ -19,12 +19,14 @@ func TestDecideRefusesUnsupportedFieldsAndSkipsGatedPods(t *testing.T) {
 	gate := testPod("gate", "100m", 0, "")
 	gate.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "example.com/admission"}}
 	huge := testPod("huge", "64", 0, "")
+	group := testPod("group", "100m", 0, "")
+	group.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("training")}
 	plain := testPod("plain", "100m", 0, "")
 	other := testPod("other", "100m", 0, "")
 	other.Spec.SchedulerName = "default-scheduler"
 	d, err := Decide(context.Background(), DefaultConfig(), Snapshot{
 		Nodes: []*v1.Node{testNode("n1", "4", "")},
-		Pods:  []*v1.Pod{claim, gate, huge, plain, other},
+		Pods:  []*v1.Pod{claim, gate, huge, group, plain, other},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -35,8 +37,11 @@ func TestDecideRefusesUnsupportedFieldsAndSkipsGatedPods(t *testing.T) {
 	if _, ok := d.Unschedulable["w/huge"]; !ok || len(d.Unschedulable) != 1 {
 		t.Errorf("unschedulable %v, want only w/huge", d.Unschedulable)
 	}
-	if msg := d.Refused["w/claim"]; !strings.Contains(msg, "spec.resourceClaims") || len(d.Refused) != 1 {
-		t.Errorf("refused %v, want w/claim naming spec.resourceClaims", d.Refused)
+	if msg := d.Refused["w/claim"]; !strings.Contains(msg, "spec.resourceClaims") || len(d.Refused) != 2 {
+		t.Errorf("refused %v, want w/claim naming spec.resourceClaims and w/group", d.Refused)
+	}
+	if msg := d.Refused["w/group"]; !strings.Contains(msg, "spec.schedulingGroup") {
+		t.Errorf("refused %v, want w/group naming spec.schedulingGroup", d.Refused)
 	}
 	if len(d.Gated) != 1 || d.Gated[0] != "w/gate" {
 		t.Errorf("gated %v, want [w/gate]", d.Gated)
