@@ -145,6 +145,10 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 	}
 }
 
+// TestKubeSchedulerBindsPods runs the harness's kube-scheduler (v1.37.2, default profile and feature gates)
+// on 50 pods and checks that it binds them all through its OpportunisticBatching path, on by default since
+// v1.35: every scheduling cycle asks the batch for a node hint (pkg/scheduler/schedule_one.go), and each
+// answer, hint or none, counts in scheduler_batch_attempts_total (framework/runtime/batch.go).
 func TestKubeSchedulerBindsPods(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -157,6 +161,7 @@ func TestKubeSchedulerBindsPods(t *testing.T) {
 	if err := c.CreateNamespace(ctx, "w"); err != nil {
 		t.Fatal(err)
 	}
+	attempts0 := kubeCounter(t, "scheduler_batch_attempts_total") // the registry is the process's: count the difference
 	c.RunKubeScheduler(ctx, t)
 	if _, err := c.CreatePods(ctx, "w", "p", 50, harness.PodSpec{CPU: "100m", Memory: "128Mi"}); err != nil {
 		t.Fatal(err)
@@ -166,6 +171,9 @@ func TestKubeSchedulerBindsPods(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("kube-scheduler: 50 pods bound in %v", time.Since(t0))
+	if n := kubeCounter(t, "scheduler_batch_attempts_total") - attempts0; n < 50 {
+		t.Errorf("scheduler_batch_attempts_total grew by %v for 50 pods bound, want at least 50: OpportunisticBatching is off", n)
+	}
 }
 
 func TestWeaveSchedulerBindsPods(t *testing.T) {

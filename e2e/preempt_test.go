@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,8 +18,8 @@ import (
 // TestPreemptionViaEviction: on a full cluster, a high-priority pod is placed by evicting one low-priority pod
 // through the Eviction API. While a PodDisruptionBudget covers the low pods, the API server refuses the
 // eviction (429: with no disruption controller here the budget is never processed, so it allows nothing) and
-// nothing is evicted; once the budget is deleted, the retry evicts exactly one pod and binds the preemptor to
-// that pod's node.
+// nothing is evicted; once the budget is deleted, the retry evicts exactly one pod, nominates the preemptor to
+// that pod's node and binds it there.
 func TestPreemptionViaEviction(t *testing.T) {
 	ctx := context.Background()
 	c := harness.Start(t)
@@ -28,6 +29,11 @@ func TestPreemptionViaEviction(t *testing.T) {
 	if err := c.CreateNamespace(ctx, "w"); err != nil {
 		t.Fatal(err)
 	}
+	watch, err := c.WatchBindings(ctx, "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Stop()
 	s, _, _ := startWeave(t, c, weaveConfig("a"), nil)
 	low := harness.PodSpec{SchedulerName: "weave-scheduler", CPU: "1", Memory: "128Mi", Priority: 1,
 		Labels: map[string]string{"app": "low"}, GracePeriod: ptr.To[int64](0)}
@@ -98,12 +104,19 @@ func TestPreemptionViaEviction(t *testing.T) {
 	if victim == "" || len(bound) != 4 {
 		t.Fatalf("bound %v; want 3 low pods and high", bound)
 	}
+	// The nomination is read from the watch: the binding clears status.nominatedNodeName
+	// (ClearingNominatedNodeNameAfterBinding, beta and on by default since v1.35). The watch delivers a pod's
+	// updates in order: once it has seen the binding, it has seen the nomination before it.
+	waitFor(t, "high seen bound on the watch", 10*time.Second, func() bool { return len(watch.Nodes("high")) > 0 })
+	if got := watch.Nominated("high"); !slices.Equal(got, []string{node}) {
+		t.Errorf("high seen nominated to %v before its binding, want [%s]", got, node)
+	}
 	p, err := c.Client.CoreV1().Pods("w").Get(ctx, "high", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Status.NominatedNodeName != node {
-		t.Errorf("nominatedNodeName %q, want %s", p.Status.NominatedNodeName, node)
+	if p.Status.NominatedNodeName != "" {
+		t.Errorf("nominatedNodeName %q after the binding, want it cleared by the API server", p.Status.NominatedNodeName)
 	}
 	waitMetric(t, s, "weave_scheduler_pods_preempted_total", 1)
 	waitFor(t, "Preempted and Preempting events", 10*time.Second, func() bool {

@@ -1,5 +1,7 @@
 // Package harness runs a real kube-apiserver with an embedded etcd inside the test process, creates nodes and
-// pods, and runs a scheduler — the real kube-scheduler or weave-scheduler — against it, one at a time.
+// pods, and runs a scheduler — the real kube-scheduler or weave-scheduler — against it, one at a time. Both
+// Kubernetes components are those of the module's k8s.io/kubernetes, v1.37.2, started after upstream's
+// integration-test recipe (test/integration/util: InitTestAPIServer, StartSchedulerWithDone).
 package harness
 
 import (
@@ -31,16 +33,23 @@ type Cluster struct {
 	Client kubernetes.Interface
 }
 
-// Start runs etcd and kube-apiserver in-process; both stop when the test ends.
+// Start runs etcd and kube-apiserver in-process with upstream's test defaults; both stop when the test ends.
 func Start(t testing.TB) *Cluster {
 	t.Helper()
+	return StartWith(t, Options{})
+}
+
+// StartWith is Start with options (feature gates, runtime config).
+func StartWith(t testing.TB, o Options) *Cluster {
+	t.Helper()
+	flags, err := o.apply(t)
+	if err != nil {
+		t.Fatal(err)
+	}
 	etcdClient := testserver.RunEtcd(t, testserver.NewTestConfig(t))
 	storage := storagebackend.NewDefaultConfig(path.Join(uuid.New().String(), "registry"), nil)
 	storage.Transport.ServerList = etcdClient.Endpoints()
-	server := kubeapiservertesting.StartTestServerOrDie(t, nil, []string{
-		"--endpoint-reconciler-type=none",
-		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition,Priority",
-	}, storage)
+	server := kubeapiservertesting.StartTestServerOrDie(t, nil, flags, storage)
 	t.Cleanup(server.TearDownFn)
 	cfg := rest.CopyConfig(server.ClientConfig)
 	cfg.QPS, cfg.Burst = 10000, 20000
@@ -217,7 +226,7 @@ func (c *Cluster) WaitBound(ctx context.Context, ns string, want int, timeout ti
 	}
 }
 
-// RunKubeScheduler runs the real kube-scheduler (default profiles) until ctx is cancelled.
+// RunKubeScheduler runs the real kube-scheduler (default profile) until ctx is cancelled.
 func (c *Cluster) RunKubeScheduler(ctx context.Context, t testing.TB) {
 	t.Helper()
 	if err := c.StartKubeScheduler(ctx); err != nil {
@@ -225,14 +234,17 @@ func (c *Cluster) RunKubeScheduler(ctx context.Context, t testing.TB) {
 	}
 }
 
-// StartKubeScheduler starts the real kube-scheduler (default profiles), which runs until ctx is cancelled;
-// it returns once the scheduler's informers have synced.
+// StartKubeScheduler starts the real kube-scheduler, which runs until ctx is cancelled; it returns once the
+// scheduler's informers have synced. Its configuration is the default one of the scheduler's v1 config API
+// (one profile, default-scheduler, every default plugin) and its feature gates are the process's: v1.37.2's
+// defaults (OpportunisticBatching on, GenericWorkload off) unless Options.FeatureGates changed them. It is
+// built as upstream's test/integration/util.StartSchedulerWithDone builds it, without out-of-tree plugins.
 func (c *Cluster) StartKubeScheduler(ctx context.Context) error {
 	cfg, err := latest.Default()
 	if err != nil {
 		return err
 	}
-	informerFactory := scheduler.NewInformerFactory(c.Client, 0)
+	informerFactory := scheduler.NewInformerFactory(c.Client, 0, nil)
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: c.Client.EventsV1()})
 	broadcaster.StartRecordingToSink(ctx.Done())
 	go func() { <-ctx.Done(); broadcaster.Shutdown() }()
@@ -242,6 +254,7 @@ func (c *Cluster) StartKubeScheduler(ctx context.Context) error {
 		scheduler.WithPercentageOfNodesToScore(cfg.PercentageOfNodesToScore),
 		scheduler.WithPodMaxBackoffSeconds(cfg.PodMaxBackoffSeconds),
 		scheduler.WithPodInitialBackoffSeconds(cfg.PodInitialBackoffSeconds),
+		scheduler.WithExtenders(cfg.Extenders...),
 		scheduler.WithParallelism(cfg.Parallelism),
 	)
 	if err != nil {

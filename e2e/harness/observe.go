@@ -31,28 +31,37 @@ func (c *Cluster) CreatePodsTimed(ctx context.Context, ns, prefix string, n int,
 }
 
 // BindWatch follows the pods of a namespace through an informer of its own (a watch on the admin client): when
-// each pod was first seen bound and every node it was seen on, in order.
+// each pod was first seen bound, every node it was seen on and every node it was seen nominated to, in order.
 type BindWatch struct {
-	mu    sync.Mutex
-	first map[string]time.Time
-	nodes map[string][]string
-	stop  context.CancelFunc
+	mu        sync.Mutex
+	first     map[string]time.Time
+	nodes     map[string][]string
+	nominated map[string][]string
+	stop      context.CancelFunc
 }
 
 // WatchBindings starts a BindWatch on namespace ns; it stops with ctx, Stop, or the test.
 func (c *Cluster) WatchBindings(ctx context.Context, ns string) (*BindWatch, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	w := &BindWatch{first: map[string]time.Time{}, nodes: map[string][]string{}, stop: cancel}
+	w := &BindWatch{first: map[string]time.Time{}, nodes: map[string][]string{}, nominated: map[string][]string{}, stop: cancel}
 	f := informers.NewSharedInformerFactoryWithOptions(c.Client, 0, informers.WithNamespace(ns))
 	inf := f.Core().V1().Pods().Informer()
 	seen := func(obj any) {
 		p, ok := obj.(*v1.Pod)
-		if !ok || p.Spec.NodeName == "" {
+		if !ok {
 			return
 		}
 		now := time.Now()
 		w.mu.Lock()
 		defer w.mu.Unlock()
+		if nn := p.Status.NominatedNodeName; nn != "" {
+			if l := w.nominated[p.Name]; len(l) == 0 || l[len(l)-1] != nn {
+				w.nominated[p.Name] = append(l, nn)
+			}
+		}
+		if p.Spec.NodeName == "" {
+			return
+		}
 		if _, ok := w.first[p.Name]; !ok {
 			w.first[p.Name] = now
 		}
@@ -91,6 +100,15 @@ func (w *BindWatch) Nodes(pod string) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return append([]string(nil), w.nodes[pod]...)
+}
+
+// Nominated returns the nodes a pod was seen nominated to (status.nominatedNodeName), in order. The API server
+// clears the field when it binds the pod (ClearingNominatedNodeNameAfterBinding, on by default since v1.35:
+// pkg/registry/core/pod/storage/storage.go), so a nomination is only seen before the binding.
+func (w *BindWatch) Nominated(pod string) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.nominated[pod]...)
 }
 
 // Cutter hands out a rest.Config whose connections to the API server it can cut, all at once: every watch

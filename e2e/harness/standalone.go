@@ -22,6 +22,15 @@ import (
 // returns the cluster and a function that tears both down. logf receives the servers' test logs (nil
 // discards them).
 func StartCluster(ctx context.Context, logf func(format string, args ...any)) (c *Cluster, stop func(), err error) {
+	return StartClusterWith(ctx, logf, Options{})
+}
+
+// StartClusterWith is StartCluster with options (feature gates, runtime config); the feature gates are
+// restored by stop.
+func StartClusterWith(ctx context.Context, logf func(format string, args ...any), o Options) (c *Cluster, stop func(), err error) {
+	if err := o.validate(); err != nil {
+		return nil, nil, err
+	}
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
@@ -46,13 +55,15 @@ func StartCluster(ctx context.Context, logf func(format string, args ...any)) (c
 			c, stop, err = nil, nil, fmt.Errorf("harness: start the API server: %s", string(fe))
 		}
 	}()
+	flags, err := o.apply(t)
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
 	etcdClient := testserver.RunEtcd(t, testserver.NewTestConfig(t))
 	storage := storagebackend.NewDefaultConfig(path.Join(uuid.New().String(), "registry"), nil)
 	storage.Transport.ServerList = etcdClient.Endpoints()
-	server, err := kubeapiservertesting.StartTestServer(t, nil, []string{
-		"--endpoint-reconciler-type=none",
-		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition,Priority",
-	}, storage)
+	server, err := kubeapiservertesting.StartTestServer(t, nil, flags, storage)
 	if err != nil {
 		stop()
 		return nil, nil, fmt.Errorf("harness: start the API server: %w", err)

@@ -259,9 +259,9 @@ func (r *Runner) writeReport() error {
 		mode = "quick"
 	}
 	fmt.Fprintf(&b, "# Weave evaluation (paper §6), reproduced\n\n")
-	fmt.Fprintf(&b, "- Command: `%s`\n- Mode: %s\n- Date: %s\n- Machine: %s/%s, %d CPUs, %s; load average %s at the start, %s at the end of the latest experiment\n- Total time: %v\n\n",
+	fmt.Fprintf(&b, "- Command: `%s`\n- Mode: %s\n- Date: %s\n- Machine: %s/%s, %d CPUs, %s; load average %s at the start, %s at the end of the latest experiment\n- Kubernetes: kube-apiserver and kube-scheduler %s, in-process; kube-scheduler with its default profile and feature gates\n- Total time: %v\n\n",
 		r.cfg.Command, mode, r.start.UTC().Format(time.RFC3339), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(),
-		r.loadAtStart, loadAverage(), time.Since(r.start).Round(time.Second))
+		r.loadAtStart, loadAverage(), harness.KubernetesVersion(), time.Since(r.start).Round(time.Second))
 	b.WriteString("Every number below comes from this run: the raw data are the CSV files next to this report. " +
 		"Both schedulers run in this process, one at a time, against the same in-process kube-apiserver and etcd " +
 		"(package e2e/harness), on the same nodes and pods.\n\n")
