@@ -15,6 +15,12 @@ type Node struct {
 	Taints []Taint
 	// Images maps image names present on the node to their size in MiB.
 	Images map[string]int64
+
+	// Resources maps the scalar resources of status.allocatable
+	// (extended resources, hugepages-<size>) to their allocatable amount,
+	// in the unit the caller chose for each resource (the same as the
+	// pods' requests); a resource not listed has allocatable 0.
+	Resources map[string]int64
 }
 
 // Taint is a node taint; Effect is NoSchedule, PreferNoSchedule or NoExecute.
@@ -104,6 +110,11 @@ type Pod struct {
 	HostPorts             []HostPort
 	Volumes               []string
 	Images                []string
+
+	// Resources maps the scalar resources the pod requests (extended
+	// resources, hugepages-<size>) to the request, in the nodes' unit for
+	// it; a pod fits a node only where each positive request fits.
+	Resources map[string]int64
 
 	created int64 // arrival order, set by the scheduler
 }
