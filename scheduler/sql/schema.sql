@@ -285,14 +285,20 @@ from pod_resource r join batch_pod on batch_pod.pod_name = r.pod_name;
 -- they use all of it or more (NodeResourcesFit checks a resource only for
 -- a pod that requests it, so room below 0 and room 0 turn the same pods
 -- away). Empty, and read at no cost, when no decided pod requests one.
+-- The resources come first, by a left join that SQLite may not reorder:
+-- as an inner join it read the sampled nodes first and ran the batch's
+-- distinct resources again for each (35 ms a read at 500 nodes, 4 ms
+-- this way); the grouped derived table computes the room once per row.
 create view node_resource_free as
-select f.node_name, f.resource, case when f.free > 0 then f.free else 0 end as free
-from (select sn.node_name, br.resource,
-        coalesce((select a.allocatable from node_resource a
-                  where a.node_name = sn.node_name and a.resource = br.resource), 0)
-        - coalesce((select sum(r.request) from bound_pod b join pod_resource r on r.pod_name = b.name
-                    where b.node_name = sn.node_name and r.resource = br.resource), 0) as free
-      from (select distinct resource from batch_pod_resource) br, sampled_node sn) f;
+select u.node_name, u.resource, case when u.free > 0 then u.free else 0 end as free
+from (select n.name as node_name, br.resource, coalesce(a.allocatable, 0) - coalesce(sum(r.request), 0) as free
+      from (select distinct resource from batch_pod_resource) br
+      left join node n on n.name in (select sn.node_name from sampled_node sn)
+      left join node_resource a on a.node_name = n.name and a.resource = br.resource
+      left join bound_pod b on b.node_name = n.name
+      left join pod_resource r on r.pod_name = b.name and r.resource = br.resource
+      group by n.name, br.resource, a.allocatable) u
+where u.node_name is not null;
 
 -- The labels of the pods a model decides.
 create view batch_pod_label as
