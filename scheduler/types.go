@@ -19,7 +19,8 @@ type Node struct {
 	// Resources maps the scalar resources of status.allocatable
 	// (extended resources, hugepages-<size>) to their allocatable amount,
 	// in the unit the caller chose for each resource (the same as the
-	// pods' requests); a resource not listed has allocatable 0.
+	// pods' requests); a resource not listed has allocatable 0. Amounts
+	// fit 32 bits (PostgreSQL's integer), as CPU, Memory and Storage do.
 	Resources map[string]int64
 }
 
