@@ -19,6 +19,9 @@ func randomCheckState(rng *rand.Rand) *State {
 		n := normalizeNode(Node{Name: fmt.Sprintf("n%d", i), Zone: []string{"z0", "z1", ""}[rng.Intn(3)],
 			CPU: int64(1000 * (1 + rng.Intn(4))), Memory: 8000, Storage: 1 << 20, Pods: int64(2 + rng.Intn(6)),
 			Labels: map[string]string{"pool": fmt.Sprint(rng.Intn(2))}, NotReady: rng.Intn(8) == 0, Unschedulable: rng.Intn(8) == 0})
+		if rng.Intn(2) == 0 {
+			n.Resources = map[string]int64{"example.com/gpu": int64(rng.Intn(3))}
+		}
 		st.Nodes[n.Name] = &n
 	}
 	for i := 0; i < rng.Intn(4*nodes+1); i++ {
@@ -54,6 +57,9 @@ func randomCheckPod(rng *rand.Rand, name string) *Pod {
 	}
 	if rng.Intn(5) == 0 {
 		p.HostPorts = []HostPort{{Port: int64(8080 + rng.Intn(2)), Protocol: "TCP"}}
+	}
+	if rng.Intn(4) == 0 {
+		p.Resources = map[string]int64{"example.com/gpu": int64(1 + rng.Intn(2))}
 	}
 	return p
 }

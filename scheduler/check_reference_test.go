@@ -57,14 +57,17 @@ func (s *State) referenceCheck(batch []*Pod) error {
 	}
 	for name := range touched {
 		n := s.Nodes[name]
-		var cpu, mem, sto, cnt int64
-		for _, on := range [][]*Pod{ix.inDomain(refNodeItself, name), placedOn[name]} {
+		var total, added nodeUse
+		for i, on := range [][]*Pod{ix.inDomain(refNodeItself, name), placedOn[name]} {
 			for _, q := range on {
-				cpu, mem, sto, cnt = cpu+q.CPU, mem+q.Memory, sto+q.Storage, cnt+1
+				total.add(q, 1)
+				if i == 1 {
+					added.add(q, 1)
+				}
 			}
 		}
-		if cpu > n.CPU || mem > n.Memory || sto > n.Storage || cnt > n.Pods {
-			fail("H5 node %s over capacity: cpu %d/%d memory %d/%d storage %d/%d pods %d/%d", name, cpu, n.CPU, mem, n.Memory, sto, n.Storage, cnt, n.Pods)
+		if r := total.overCapacity(n, added); r != "" {
+			fail("H5 node %s over capacity: %s", name, r)
 		}
 		for i, p := range placedOn[name] {
 			for _, q := range append(append([]*Pod(nil), ix.inDomain(refNodeItself, name)...), placedOn[name][i+1:]...) {

@@ -393,6 +393,7 @@ func deleteNode(name string) []stmt {
 		{"delete from node_taint where node_name = $1", []any{name}},
 		{"delete from node_image where node_name = $1", []any{name}},
 		{"delete from node_feature where node_name = $1", []any{name}},
+		{"delete from node_resource where node_name = $1", []any{name}},
 	}
 }
 
@@ -413,11 +414,14 @@ func writeNode(n Node) []stmt {
 	for _, k := range sortedKeys(n.Images) {
 		st = append(st, stmt{"insert into node_image values " + params(3), []any{n.Name, k, n.Images[k]}})
 	}
+	for _, k := range sortedKeys(n.Resources) {
+		st = append(st, stmt{"insert into node_resource values " + params(3), []any{n.Name, k, n.Resources[k]}})
+	}
 	return st
 }
 
 var podTables = []string{"pod_label", "pod_node_selector", "pod_node_affinity", "pod_toleration",
-	"pod_affinity_term", "pod_spread_constraint", "pod_host_port", "pod_volume", "pod_image", "pod_feature"}
+	"pod_affinity_term", "pod_spread_constraint", "pod_host_port", "pod_volume", "pod_image", "pod_feature", "pod_resource"}
 
 func deletePod(name string) []stmt {
 	st := []stmt{{"delete from pod where name = $1", []any{name}}}
@@ -490,6 +494,11 @@ func writePod(p *Pod) []stmt {
 	}
 	for _, im := range p.Images {
 		st = append(st, stmt{"insert into pod_image values " + params(2), []any{p.Name, im}})
+	}
+	for _, k := range sortedKeys(p.Resources) {
+		if v := p.Resources[k]; v > 0 { // a request of 0 bounds nothing (NodeResourcesFit skips it)
+			st = append(st, stmt{"insert into pod_resource values " + params(3), []any{p.Name, k, v}})
+		}
 	}
 	return st
 }

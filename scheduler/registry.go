@@ -46,6 +46,7 @@ var Policies = []Policy{
 	{"h03_disk_pid_pressure.sql", "H3", "CheckNodeDiskPressure, CheckNodePIDPressure", true, both},
 	{"h04_unschedulable.sql", "H4", "NodeUnschedulable", true, both},
 	{"h05_capacity.sql", "H5", "NodeResourcesFit", true, both},
+	{"h05b_scalar_resources.sql", "H5", "NodeResourcesFit (extended resources, hugepages)", true, both},
 	{"h06_host_ports.sql", "H6", "NodePorts (bound pods)", true, both},
 	{"h06b_host_ports_batch.sql", "H6", "NodePorts (within the batch)", true, both},
 	{"h07_requested_node.sql", "H7", "NodeName", true, both},
@@ -231,6 +232,9 @@ func relax(st *State, off map[string]bool) *State {
 	for _, p := range st.Pods {
 		if off["H6"] {
 			p.HostPorts = nil
+		}
+		if off["H5"] {
+			p.Resources = nil
 		}
 		if off["H7"] {
 			p.RequestedNode = ""

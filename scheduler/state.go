@@ -299,14 +299,17 @@ func (s *State) Check(batch []*Pod) error {
 	}
 	for name := range touched {
 		n := s.Nodes[name]
-		var cpu, mem, sto, cnt int64
-		for _, on := range [][]*Pod{ix.inDomain(nodeItself, name), placedOn[name]} {
+		var total, added nodeUse
+		for i, on := range [][]*Pod{ix.inDomain(nodeItself, name), placedOn[name]} {
 			for _, q := range on {
-				cpu, mem, sto, cnt = cpu+q.CPU, mem+q.Memory, sto+q.Storage, cnt+1
+				total.add(q, 1)
+				if i == 1 {
+					added.add(q, 1)
+				}
 			}
 		}
-		if cpu > n.CPU || mem > n.Memory || sto > n.Storage || cnt > n.Pods {
-			fail("H5 node %s over capacity: cpu %d/%d memory %d/%d storage %d/%d pods %d/%d", name, cpu, n.CPU, mem, n.Memory, sto, n.Storage, cnt, n.Pods)
+		if r := total.overCapacity(n, added); r != "" {
+			fail("H5 node %s over capacity: %s", name, r)
 		}
 		// H6: each placed pod's ports against the bound pods' and those of
 		// the pods placed after it.
@@ -768,12 +771,50 @@ func (s *State) FitsSomewhere(p *Pod) bool {
 	return false
 }
 
-// nodeUse is what the live bound pods of a node request.
-type nodeUse struct{ cpu, mem, sto, pods int64 }
+// nodeUse is what the live bound pods of a node request. scalar is never
+// changed in place (add makes a new map), so copies of a nodeUse are
+// independent.
+type nodeUse struct {
+	cpu, mem, sto, pods int64
+	scalar              map[string]int64
+}
 
-// holds reports whether node n has room for p's requests on top of u.
+// holds reports whether node n has room for p's requests on top of u, as
+// NodeResourcesFit's fitsRequest judges it: one more pod within the pod
+// count, and each resource p requests (a request above 0) within what u
+// leaves of the node's allocatable.
 func (u nodeUse) holds(n *Node, p *Pod) bool {
-	return u.cpu+p.CPU <= n.CPU && u.mem+p.Memory <= n.Memory && u.sto+p.Storage <= n.Storage && u.pods+1 <= n.Pods
+	if u.pods+1 > n.Pods || p.CPU > 0 && u.cpu+p.CPU > n.CPU || p.Memory > 0 && u.mem+p.Memory > n.Memory ||
+		p.Storage > 0 && u.sto+p.Storage > n.Storage {
+		return false
+	}
+	for r, v := range p.Resources {
+		if v > 0 && u.scalar[r]+v > n.Resources[r] {
+			return false
+		}
+	}
+	return true
+}
+
+// overCapacity checks the use u of node n, of which the pods placed by a
+// batch request added, as holds does one pod at a time: the pod count
+// always, a resource only when the placed pods request some of it (they
+// fit one after the other in any order exactly when their total does). It
+// returns "" or what is over.
+func (u nodeUse) overCapacity(n *Node, added nodeUse) string {
+	over := u.pods > n.Pods || added.cpu > 0 && u.cpu > n.CPU || added.mem > 0 && u.mem > n.Memory ||
+		added.sto > 0 && u.sto > n.Storage
+	var scalar []string
+	for _, r := range sortedKeys(added.scalar) {
+		if added.scalar[r] > 0 && u.scalar[r] > n.Resources[r] {
+			scalar = append(scalar, fmt.Sprintf(" %s %d/%d", r, u.scalar[r], n.Resources[r]))
+		}
+	}
+	if !over && len(scalar) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("cpu %d/%d memory %d/%d storage %d/%d pods %d/%d", u.cpu, n.CPU, u.mem, n.Memory, u.sto, n.Storage, u.pods, n.Pods) +
+		strings.Join(scalar, "")
 }
 
 // add adds p's requests to u (sign 1) or takes them away (sign -1).
@@ -782,6 +823,16 @@ func (u *nodeUse) add(p *Pod, sign int64) {
 	u.mem += sign * p.Memory
 	u.sto += sign * p.Storage
 	u.pods += sign
+	if len(p.Resources) > 0 {
+		m := make(map[string]int64, len(u.scalar)+len(p.Resources))
+		for r, v := range u.scalar {
+			m[r] = v
+		}
+		for r, v := range p.Resources {
+			m[r] += sign * v
+		}
+		u.scalar = m
+	}
 }
 
 // usage sums the requests of the live bound pods per node, leaving out

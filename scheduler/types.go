@@ -17,6 +17,13 @@ type Node struct {
 	Images map[string]int64
 	// Features are the features the node declares (status.declaredFeatures).
 	Features []string
+
+	// Resources maps the scalar resources of status.allocatable
+	// (extended resources, hugepages-<size>) to their allocatable amount,
+	// in the unit the caller chose for each resource (the same as the
+	// pods' requests); a resource not listed has allocatable 0. Amounts
+	// fit 32 bits (PostgreSQL's integer), as CPU, Memory and Storage do.
+	Resources map[string]int64
 }
 
 // Taint is a node taint; Effect is NoSchedule, PreferNoSchedule or NoExecute.
@@ -137,6 +144,11 @@ type Pod struct {
 	// NeverPreempts is preemptionPolicy Never: the pod waits for room and
 	// never has other pods evicted for it.
 	NeverPreempts bool
+
+	// Resources maps the scalar resources the pod requests (extended
+	// resources, hugepages-<size>) to the request, in the nodes' unit for
+	// it; a pod fits a node only where each positive request fits.
+	Resources map[string]int64
 
 	created int64 // arrival order, set by the scheduler
 }

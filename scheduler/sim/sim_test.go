@@ -138,7 +138,7 @@ func percentile(ds []time.Duration, q float64) time.Duration {
 func BenchmarkBatchLatency(b *testing.B) {
 	for _, nodes := range []int{50, 500, 5000, 10000} {
 		for _, bs := range []int{10, 50, 100} {
-			b.Run(fmt.Sprintf("nodes=%d/b=%d", nodes, bs), func(b *testing.B) { batchLatency(b, nodes, bs, 0) })
+			b.Run(fmt.Sprintf("nodes=%d/b=%d", nodes, bs), func(b *testing.B) { batchLatency(b, nodes, bs, 0, false) })
 		}
 	}
 }
@@ -149,15 +149,31 @@ func BenchmarkBatchLatency(b *testing.B) {
 // nodes a batch may use, not the cluster's pods.
 func BenchmarkBatchLatencyRunningPods(b *testing.B) {
 	for _, nodes := range []int{500, 5000} {
-		b.Run(fmt.Sprintf("nodes=%d/running=%d/b=100", nodes, 10*nodes), func(b *testing.B) { batchLatency(b, nodes, 100, 10) })
+		b.Run(fmt.Sprintf("nodes=%d/running=%d/b=100", nodes, 10*nodes), func(b *testing.B) { batchLatency(b, nodes, 100, 10, false) })
+	}
+}
+
+// BenchmarkBatchLatencyGPU: BatchLatency's batches with every node offering
+// 32 GPUs (nvidia.com/gpu) and every other pod requesting one: what H5's
+// scalar file (node_resource_free, a load per sampled node) costs when a
+// batch asks for a scalar resource. 32 is more than a batch's 50 GPU pods
+// need per node but less than they ask in all, so the bounds are posted
+// and every pod still fits: with 8, the nginx pods' affinity to their redis
+// pods packs the apps onto a few nodes whose GPUs run out, and the later
+// batches leave pods without a node (no node fits them: FeasibleNodes is
+// empty), which measures the fallback solve, not the policy.
+func BenchmarkBatchLatencyGPU(b *testing.B) {
+	for _, nodes := range []int{500, 5000} {
+		b.Run(fmt.Sprintf("nodes=%d/b=100", nodes), func(b *testing.B) { batchLatency(b, nodes, 100, 0, true) })
 	}
 }
 
 // batchLatency submits nginx+redis pods (30 apps) in batches of bs to a
 // cluster of nodes nodes, each running the given number of small pods, and
 // reports the percentiles of a batch's time and phases. The batches are
-// not applied: each meets the same cluster.
-func batchLatency(b *testing.B, nodes, bs, running int) {
+// not applied: each meets the same cluster. With gpus, every node offers 32
+// GPUs and every other pod requests one.
+func batchLatency(b *testing.B, nodes, bs, running int, gpus bool) {
 	ctx := context.Background()
 	per := 20
 	if nodes >= 500 {
@@ -169,7 +185,11 @@ func batchLatency(b *testing.B, nodes, bs, running int) {
 	var pods []scheduler.Pod
 	reset := func() {
 		c = newCluster(b, bs, 500*time.Millisecond, false)
-		c.AddNodes(ctx, "n", nodes, 3, scheduler.Node{CPU: 64000, Memory: 256000, Storage: 100000, Pods: 110})
+		node := scheduler.Node{CPU: 64000, Memory: 256000, Storage: 100000, Pods: 110}
+		if gpus {
+			node.Resources = map[string]int64{"nvidia.com/gpu": 32}
+		}
+		c.AddNodes(ctx, "n", nodes, 3, node)
 		for i := 0; i < running*nodes; i++ {
 			p := scheduler.Pod{Name: fmt.Sprintf("running-%d", i), CPU: 100, Memory: 128, NodeName: fmt.Sprintf("n-%04d", i%nodes), Phase: scheduler.PhaseRunning}
 			if err := c.Submit(ctx, p, 0); err != nil {
@@ -177,6 +197,11 @@ func batchLatency(b *testing.B, nodes, bs, running int) {
 			}
 		}
 		pods = NginxRedis(30, per, per)
+		for i := range pods {
+			if gpus && i%2 == 0 {
+				pods[i].Resources = map[string]int64{"nvidia.com/gpu": 1}
+			}
+		}
 	}
 	b.StopTimer()
 	reset()

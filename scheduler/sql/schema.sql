@@ -91,6 +91,27 @@ create table pod (
 create index pod_node on pod (node_name);
 create index pod_group on pod (group_name);
 
+-- The scalar resources a node offers (status.allocatable): extended
+-- resources (nvidia.com/gpu, example.com/foo) and hugepages-<size>, each in
+-- the integer unit the caller chose for it (weave-scheduler: a hugepage
+-- size counts pages, an extended resource its units). A resource a node
+-- does not list has allocatable 0.
+create table node_resource (
+  node_name varchar(253) not null,
+  resource varchar(253) not null,
+  allocatable integer not null,
+  primary key (node_name, resource)
+);
+
+-- A pod's requests of scalar resources, as NodeResourcesFit counts them,
+-- in node_resource's units; only positive requests have a row.
+create table pod_resource (
+  pod_name varchar(253) not null,
+  resource varchar(253) not null,
+  request integer not null,
+  primary key (pod_name, resource)
+);
+
 create table pod_label (
   pod_name varchar(253) not null,
   label_key varchar(253) not null,
@@ -278,6 +299,31 @@ where node.name in (select sn.node_name from sampled_node sn)
 group by node.name, node.sample_key, node.cpu_allocatable, node.memory_allocatable, node.storage_allocatable,
   node.pods_allocatable
 order by node.sample_key, node.name;
+
+-- The scalar-resource requests of the pods a model decides.
+create view batch_pod_resource as
+select r.pod_name, r.resource, r.request
+from pod_resource r join batch_pod on batch_pod.pod_name = r.pod_name;
+
+-- (sampled node, resource) for the scalar resources the decided pods
+-- request: what the bound pods leave of the node's allocatable, or 0 when
+-- they use all of it or more (NodeResourcesFit checks a resource only for
+-- a pod that requests it, so room below 0 and room 0 turn the same pods
+-- away). Empty, and read at no cost, when no decided pod requests one.
+-- The resources come first, by a left join that SQLite may not reorder:
+-- as an inner join it read the sampled nodes first and ran the batch's
+-- distinct resources again for each (35 ms a read at 500 nodes, 4 ms
+-- this way); the grouped derived table computes the room once per row.
+create view node_resource_free as
+select u.node_name, u.resource, case when u.free > 0 then u.free else 0 end as free
+from (select n.name as node_name, br.resource, coalesce(a.allocatable, 0) - coalesce(sum(r.request), 0) as free
+      from (select distinct resource from batch_pod_resource) br
+      left join node n on n.name in (select sn.node_name from sampled_node sn)
+      left join node_resource a on a.node_name = n.name and a.resource = br.resource
+      left join bound_pod b on b.node_name = n.name
+      left join pod_resource r on r.pod_name = b.name and r.resource = br.resource
+      group by n.name, br.resource, a.allocatable) u
+where u.node_name is not null;
 
 -- The labels of the pods a model decides.
 create view batch_pod_label as

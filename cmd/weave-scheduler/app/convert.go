@@ -11,7 +11,8 @@ import (
 
 // Conversions from the Kubernetes API objects the informers deliver to the scheduler package's view.
 // Quantities become integers: CPU in millicores, memory and ephemeral storage in MiB (requests rounded up,
-// capacities rounded down, so a placement the model accepts fits in bytes too).
+// capacities rounded down, so a placement the model accepts fits in bytes too); requests and allocatable are
+// counted as NodeResourcesFit counts them (convert_resources.go).
 
 func milli(l v1.ResourceList, r v1.ResourceName) int64 {
 	q, ok := l[r]
@@ -55,14 +56,9 @@ func podKey(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
 
 // toNode converts a node.
 func toNode(n *v1.Node) scheduler.Node {
-	a := n.Status.Allocatable
 	out := scheduler.Node{
 		Name:               n.Name,
 		Zone:               n.Labels[v1.LabelTopologyZone],
-		CPU:                milli(a, v1.ResourceCPU),
-		Memory:             mib(a, v1.ResourceMemory, false),
-		Storage:            mib(a, v1.ResourceEphemeralStorage, false),
-		Pods:               count(a, v1.ResourcePods),
 		Unschedulable:      n.Spec.Unschedulable,
 		NotReady:           !conditionTrue(n, v1.NodeReady),
 		NetworkUnavailable: conditionTrue(n, v1.NodeNetworkUnavailable),
@@ -72,9 +68,7 @@ func toNode(n *v1.Node) scheduler.Node {
 		Labels:             map[string]string{},
 		Features:           append([]string(nil), n.Status.DeclaredFeatures...),
 	}
-	if _, ok := a[v1.ResourceEphemeralStorage]; !ok {
-		out.Storage = 1 << 40 // not reported: no limit
-	}
+	setNodeResources(&out, n) // allocatable (convert_resources.go)
 	for k, v := range n.Labels {
 		out.Labels[k] = v
 	}
@@ -184,24 +178,11 @@ func toPod(p *v1.Pod) scheduler.Pod {
 			out.Group = o.Kind + "/" + o.Name
 		}
 	}
+	setPodResources(&out, p) // requests and limits (convert_resources.go)
 	for _, c := range p.Spec.Containers {
-		out.CPU += milli(c.Resources.Requests, v1.ResourceCPU)
-		out.Memory += mib(c.Resources.Requests, v1.ResourceMemory, true)
-		out.Storage += mib(c.Resources.Requests, v1.ResourceEphemeralStorage, true)
-		out.CPULimit += milli(c.Resources.Limits, v1.ResourceCPU)
-		out.MemoryLimit += mib(c.Resources.Limits, v1.ResourceMemory, true)
 		if c.Image != "" {
 			out.Images = append(out.Images, c.Image)
 		}
-	}
-	for _, c := range p.Spec.InitContainers {
-		out.CPU = max(out.CPU, milli(c.Resources.Requests, v1.ResourceCPU))
-		out.Memory = max(out.Memory, mib(c.Resources.Requests, v1.ResourceMemory, true))
-		out.Storage = max(out.Storage, mib(c.Resources.Requests, v1.ResourceEphemeralStorage, true))
-	}
-	if p.Spec.Overhead != nil {
-		out.CPU += milli(p.Spec.Overhead, v1.ResourceCPU)
-		out.Memory += mib(p.Spec.Overhead, v1.ResourceMemory, true)
 	}
 	out.HostPorts = hostPorts(p)
 	out.Features = declaredFeatures(p)

@@ -29,7 +29,7 @@ type unsupportedField struct {
 // unsupported lists the fields of a pending pod that weave-scheduler cannot honour, in spec order; none
 // means the pod may be scheduled.
 func unsupported(p *v1.Pod) []unsupportedField {
-	var out []unsupportedField
+	out := unsupportedRequests(p)
 	if len(p.Spec.ResourceClaims) > 0 {
 		out = append(out, unsupportedField{"spec.resourceClaims",
 			"dynamic resource allocation is not supported; schedule the pod with kube-scheduler"})
