@@ -96,8 +96,10 @@ type Oracle struct {
 	mu         sync.Mutex
 	fw         framework.Framework
 	lister     *swapLister
-	namespaces interface{ Replace([]interface{}, string) error }
-	cancel     context.CancelFunc
+	namespaces interface {
+		Replace([]interface{}, string) error
+	}
+	cancel context.CancelFunc
 }
 
 // swapLister is the snapshot the plugins were given at construction; each judgement swaps in its own
