@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	toolscache "k8s.io/client-go/tools/cache"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
@@ -96,9 +97,7 @@ type Oracle struct {
 	mu         sync.Mutex
 	fw         framework.Framework
 	lister     *swapLister
-	namespaces interface {
-		Replace([]interface{}, string) error
-	}
+	namespaces toolscache.Indexer
 	cancel context.CancelFunc
 }
 
