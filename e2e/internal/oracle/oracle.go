@@ -98,7 +98,7 @@ type Oracle struct {
 	fw         framework.Framework
 	lister     *swapLister
 	namespaces toolscache.Indexer
-	cancel context.CancelFunc
+	cancel     context.CancelFunc
 }
 
 // swapLister is the snapshot the plugins were given at construction; each judgement swaps in its own
