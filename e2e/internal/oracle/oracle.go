@@ -190,8 +190,7 @@ func (o *Oracle) Judge(ctx context.Context, c Cluster, pod *v1.Pod) (Verdict, er
 		// DynamicResources.PreEnqueue: a claim the pod references must exist (foreachPodResourceClaim);
 		// a Cluster holds no ResourceClaim.
 		v.PreEnqueue = &Rejection{Plugin: names.DynamicResources, Code: fwk.UnschedulableAndUnresolvable.String(),
-			Reasons: []string{fmt.Sprintf("pod %q: resourceclaim of %q not found (emulated: the cluster has no ResourceClaim objects)",
-				pod.Name, pod.Spec.ResourceClaims[0].Name)}}
+			Reasons: []string{"resourceclaim not found (emulated: the cluster has no ResourceClaim objects)"}}
 		all(v.PreEnqueue)
 		return v, nil
 	}
@@ -223,7 +222,11 @@ func (o *Oracle) Judge(ctx context.Context, c Cluster, pod *v1.Pod) (Verdict, er
 		if !s.IsRejected() {
 			return v, fmt.Errorf("oracle: PreFilter of %s/%s: %w", pod.Namespace, pod.Name, s.AsError())
 		}
-		all(rejection(s, s.Plugin()))
+		plugin := s.Plugin()
+		if plugin == "" { // the PreFilterResults of withNodes left no node
+			plugin = strings.Join(sets.List(withNodes), ",")
+		}
+		all(rejection(s, plugin))
 		return v, nil
 	}
 	for _, n := range c.Nodes {
