@@ -24,8 +24,14 @@ func (r Result) Describe(f Finding) string {
 	switch f.Kind {
 	case WrongBinding:
 		fmt.Fprintf(&b, " bound to %s, rejected by %s (%s): %s\n", f.Node, f.Rejection.Plugin, f.Rejection.Code, strings.Join(f.Rejection.Reasons, "; "))
+		if f.Detail != "" {
+			fmt.Fprintf(&b, "  (%s)\n", f.Detail)
+		}
 	case MissedPlacement:
 		fmt.Fprintf(&b, " called unschedulable (%q) but fits %v\n", f.Detail, f.Feasible)
+		if f.Why != "" {
+			fmt.Fprintf(&b, "  why: %s\n", f.Why)
+		}
 	default:
 		fmt.Fprintf(&b, ": %s\n", f.Detail)
 	}
@@ -319,7 +325,11 @@ func DescribeNode(n *v1.Node) string {
 func oneLine(p *v1.Pod) string {
 	var req []string
 	for _, c := range p.Spec.InitContainers {
-		req = append(req, "init:"+resources(c.Resources.Requests))
+		if c.RestartPolicy != nil && *c.RestartPolicy == v1.ContainerRestartPolicyAlways {
+			req = append(req, "sidecar:"+resources(c.Resources.Requests))
+		} else {
+			req = append(req, "init:"+resources(c.Resources.Requests))
+		}
 	}
 	for _, c := range p.Spec.Containers {
 		req = append(req, resources(c.Resources.Requests))

@@ -18,7 +18,9 @@ import (
 //
 //	WEAVE_DIFF_CASES=n   the number of cases (default defaultCases), seeds 1..n
 //	WEAVE_DIFF_SEED=s    only the case of seed s, every finding printed in full
-//	WEAVE_DIFF_WORKERS=w cases decided at once (default 3 per CPU: app.Decide mostly waits)
+//	WEAVE_DIFF_WORKERS=w cases decided at once (default: one per CPU)
+//	WEAVE_DIFF_ATTRIBUTE=m explain up to m missed placements (which weave policy keeps the pod off: many
+//	                     app.Decide runs each)
 const defaultCases = 300
 
 func seeds(t *testing.T) []int64 {
@@ -43,15 +45,17 @@ func seeds(t *testing.T) []int64 {
 	return out
 }
 
-func workers(t *testing.T) int {
-	if s := os.Getenv("WEAVE_DIFF_WORKERS"); s != "" {
-		w, err := strconv.Atoi(s)
+func workers(t *testing.T) int { return envInt(t, "WEAVE_DIFF_WORKERS", runtime.GOMAXPROCS(0)) }
+
+func envInt(t *testing.T, name string, def int) int {
+	if s := os.Getenv(name); s != "" {
+		n, err := strconv.Atoi(s)
 		if err != nil {
-			t.Fatalf("WEAVE_DIFF_WORKERS: %v", err)
+			t.Fatalf("%s: %v", name, err)
 		}
-		return w
+		return n
 	}
-	return 3 * runtime.GOMAXPROCS(0)
+	return def
 }
 
 func newOracle(t *testing.T) *oracle.Oracle {
@@ -72,7 +76,7 @@ func TestDifferential(t *testing.T) {
 		t.Skip("differential run: hundreds of cases")
 	}
 	ss := seeds(t)
-	s := Run(t.Context(), newOracle(t), app.DefaultConfig(), gen.Options{}, ss, workers(t))
+	s := Run(t.Context(), newOracle(t), Options{App: app.DefaultConfig(), Workers: workers(t), Attribute: envInt(t, "WEAVE_DIFF_ATTRIBUTE", 0)}, ss)
 	t.Log("\n" + s.Report())
 	for _, err := range s.Errors {
 		t.Error(err)
@@ -93,6 +97,11 @@ func TestDifferential(t *testing.T) {
 		}
 		t.Log("\n" + DescribeCase(c, d))
 		for _, f := range r.Findings {
+			if f.Kind == MissedPlacement {
+				if f.Why, err = Attribute(t.Context(), app.DefaultConfig(), r, f); err != nil {
+					t.Error(err)
+				}
+			}
 			t.Log("\n" + r.Describe(f))
 		}
 	}
@@ -127,7 +136,7 @@ func TestDifferentialCatchesDisabledCapacity(t *testing.T) {
 	for i := range ss {
 		ss[i] = int64(i + 1)
 	}
-	s := Run(t.Context(), o, cfg, gen.Options{Plain: true}, ss, workers(t))
+	s := Run(t.Context(), o, Options{App: cfg, Gen: gen.Options{Plain: true}, Workers: workers(t)}, ss)
 	for _, err := range s.Errors {
 		t.Error(err)
 	}

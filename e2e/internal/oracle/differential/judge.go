@@ -53,6 +53,8 @@ type Finding struct {
 	Feasible []string
 	// Detail is what weave said (its reason or message), or what is wrong.
 	Detail string
+	// Why explains a missed placement, if Attribute was asked to (it names the policy to blame).
+	Why string
 }
 
 var braces = regexp.MustCompile(`\{[^}]*\}`)
@@ -77,6 +79,9 @@ func (f Finding) Categories() []string {
 func (f Finding) category() string {
 	switch f.Kind {
 	case MissedPlacement:
+		if f.Why != "" {
+			return fmt.Sprintf("%s: %s", f.Kind, f.Why)
+		}
 		return fmt.Sprintf("%s: weave says %q", f.Kind, normaliseReason(f.Detail))
 	case GatedDecided:
 		return fmt.Sprintf("%s: %s", f.Kind, f.Detail)
@@ -116,12 +121,17 @@ type Result struct {
 	Decision app.Decision
 	Findings []Finding
 	Outcome  Outcome
+	// ReplayExhausted says the search for an order of the bindings ran out of budget: they were judged in
+	// the final state instead.
+	ReplayExhausted bool
 }
 
 // fieldInMessage is how a refusal names the field: spec.something.
 var fieldInMessage = regexp.MustCompile(`\bspec\.[A-Za-z]`)
 
-// Judge checks weave's decision d on case c with the oracle.
+// Judge checks weave's decision d on case c with the oracle. The bindings are right if kube-scheduler,
+// taking the pods one at a time in some order, could have made each of them (replay); the pods called
+// unschedulable are judged against the final state, all bindings made (kube-scheduler trying them last).
 func Judge(ctx context.Context, o *oracle.Oracle, c *gen.Case, d app.Decision) (Result, error) {
 	res := Result{Case: c, Decision: d, Outcome: Outcome{len(d.Bindings), len(d.Unschedulable), len(d.Refused), len(d.Gated)}}
 	add := func(f Finding) { res.Findings = append(res.Findings, f) }
@@ -181,29 +191,50 @@ func Judge(ctx context.Context, o *oracle.Oracle, c *gen.Case, d app.Decision) (
 		}
 		b := p.DeepCopy()
 		b.Spec.NodeName = d.Bindings[k]
-		placed[k] = b
 		final.Pods = append(final.Pods, b)
+		if len(p.Spec.SchedulingGates) == 0 { // a gated pod bound is a GatedDecided finding, not judged again
+			placed[k] = b
+		}
 	}
 	for _, p := range c.Pending {
-		if placed[key(p)] == nil {
+		if d.Bindings[key(p)] == "" || ours[key(p)] == nil {
 			final.Pods = append(final.Pods, p) // pending: the oracle leaves them out, as kube-scheduler's cache does
 		}
 	}
-	for _, k := range sortedKeys(placed) {
-		// The pod as it was pending, judged against the final state without it (Judge leaves out the
-		// bound copy of the same name): as kube-scheduler would judge it last.
+	stuck, exhausted, err := replay(ctx, o, c, final, ours, placed)
+	if err != nil {
+		return res, fmt.Errorf("seed %d: %w", c.Seed, err)
+	}
+	if exhausted {
+		// No order found within the budget, and none ruled out: judge each binding in the final state.
+		res.ReplayExhausted = true
+		stuck = map[string]*oracle.Rejection{}
+		for _, k := range sortedKeys(placed) {
+			v, err := o.Judge(ctx, final, ours[k])
+			if err != nil {
+				return res, fmt.Errorf("seed %d: %s: %w", c.Seed, k, err)
+			}
+			if !v.Passes(d.Bindings[k]) {
+				stuck[k] = v.Nodes[d.Bindings[k]]
+			}
+		}
+	}
+	for _, k := range sortedKeys(stuck) {
 		node := d.Bindings[k]
+		// The reason as the final state gives it, if it gives one.
 		v, err := o.Judge(ctx, final, ours[k])
 		if err != nil {
 			return res, fmt.Errorf("seed %d: %s: %w", c.Seed, k, err)
 		}
-		if !v.Passes(node) {
-			r := v.Nodes[node]
-			if r == nil {
-				r = &oracle.Rejection{Plugin: "(none)", Reasons: []string{"node " + node + " is not in the cluster"}}
-			}
-			add(Finding{Kind: WrongBinding, Pod: k, Node: node, Rejection: r})
+		f := Finding{Kind: WrongBinding, Pod: k, Node: node, Rejection: v.Nodes[node]}
+		if f.Rejection == nil {
+			f.Rejection = stuck[k]
+			f.Detail = "it passes once every other binding is made, but no order of weave's bindings lets kube-scheduler make them all"
 		}
+		if f.Rejection == nil {
+			f.Rejection = &oracle.Rejection{Plugin: "(none)", Reasons: []string{"node " + node + " is not in the cluster"}}
+		}
+		add(f)
 	}
 	for _, k := range sortedKeys(d.Unschedulable) {
 		p := ours[k]
@@ -238,4 +269,99 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// replayBudget bounds the judgements of replay per binding: the search backtracks only when an order
+// gets stuck, which a topology-spread constraint can cause (a pod counted by another pod's constraint but not
+// carrying it) and little else.
+const replayBudget = 40
+
+// replay looks for an order in which kube-scheduler, placing weave's bindings one at a time onto the
+// cluster as it was, lets every pod onto its node: depth first, in name order, backtracking from dead ends.
+// It returns the pods of the deepest order found that it could not place, each with its rejection there, or
+// exhausted if it ran out of budget before finding an order or ruling every one out.
+// Resources, ports and (anti-)affinity do not depend on the order but for required affinity between pods
+// bound together (one must come first); topology spread does (a pod bound later counts in the domain of
+// one bound before).
+func replay(ctx context.Context, o *oracle.Oracle, c *gen.Case, final oracle.Cluster, ours map[string]*v1.Pod,
+	placed map[string]*v1.Pod) (stuck map[string]*oracle.Rejection, exhausted bool, err error) {
+	keys := sortedKeys(placed)
+	n := len(keys)
+	if n == 0 {
+		return nil, false, nil
+	}
+	if n > 62 {
+		return nil, false, fmt.Errorf("replay: %d bindings", n)
+	}
+	full := uint64(1)<<n - 1
+	var base []*v1.Pod
+	for _, p := range final.Pods {
+		if placed[key(p)] == nil {
+			base = append(base, p)
+		}
+	}
+	cluster := func(mask uint64) oracle.Cluster {
+		pods := slices.Clone(base)
+		for i, k := range keys {
+			if mask&(1<<i) != 0 {
+				pods = append(pods, placed[k])
+			}
+		}
+		return oracle.Cluster{Nodes: final.Nodes, Namespaces: final.Namespaces, Pods: pods}
+	}
+	budget := replayBudget * n
+	dead := map[uint64]bool{}
+	best, bestDepth := uint64(0), -1
+	bestRejections := map[int]*oracle.Rejection{}
+	var visit func(mask uint64, depth int) (bool, error)
+	visit = func(mask uint64, depth int) (bool, error) {
+		if mask == full {
+			return true, nil
+		}
+		if dead[mask] || budget <= 0 {
+			return false, nil
+		}
+		cl := cluster(mask)
+		rejections := map[int]*oracle.Rejection{}
+		for i, k := range keys {
+			if mask&(1<<i) != 0 {
+				continue
+			}
+			if budget <= 0 {
+				return false, nil
+			}
+			budget--
+			v, err := o.Judge(ctx, cl, ours[k])
+			if err != nil {
+				return false, err
+			}
+			if !v.Passes(placed[k].Spec.NodeName) {
+				rejections[i] = v.Nodes[placed[k].Spec.NodeName]
+				continue
+			}
+			ok, err := visit(mask|1<<i, depth+1)
+			if ok || err != nil {
+				return ok, err
+			}
+		}
+		dead[mask] = true
+		if depth > bestDepth && len(rejections) == n-depth {
+			best, bestDepth, bestRejections = mask, depth, rejections
+		}
+		return false, nil
+	}
+	ok, err := visit(0, 0)
+	if ok || err != nil {
+		return nil, false, err
+	}
+	if budget <= 0 {
+		return nil, true, nil
+	}
+	stuck = map[string]*oracle.Rejection{}
+	for i, k := range keys {
+		if best&(1<<i) == 0 {
+			stuck[k] = bestRejections[i]
+		}
+	}
+	return stuck, false, nil
 }

@@ -29,6 +29,8 @@ type Summary struct {
 	Pending, Bound map[string]int
 	// PendingPods counts the pending pods of weave-scheduler.
 	PendingPods int
+	// ReplayExhausted counts the cases whose bindings were judged in the final state, no order found in time.
+	ReplayExhausted int
 	// Errors are cases that could not be decided or judged.
 	Errors []error
 }
@@ -48,6 +50,9 @@ type Category struct {
 func (s *Summary) add(r Result, decide time.Duration) {
 	s.Cases++
 	s.Decide += decide
+	if r.ReplayExhausted {
+		s.ReplayExhausted++
+	}
 	s.Outcome.Bound += r.Outcome.Bound
 	s.Outcome.Unschedulable += r.Outcome.Unschedulable
 	s.Outcome.Refused += r.Outcome.Refused
@@ -105,21 +110,34 @@ func (s *Summary) Findings(kinds ...Kind) int {
 	return n
 }
 
-// Run decides and judges the cases of seeds with cfg, workers at a time (app.Decide waits on informer syncs
-// much of its time).
-func Run(ctx context.Context, o *oracle.Oracle, cfg app.Config, opts gen.Options, seeds []int64, workers int) *Summary {
+// Options configure a run.
+type Options struct {
+	// App is weave-scheduler's configuration.
+	App app.Config
+	// Gen shapes the generated states.
+	Gen gen.Options
+	// Workers is how many cases are decided at once.
+	Workers int
+	// Attribute is how many missed placements to explain with Attribute (the first found; each costs
+	// many app.Decide runs).
+	Attribute int
+}
+
+// Run decides and judges the cases of seeds.
+func Run(ctx context.Context, o *oracle.Oracle, opts Options, seeds []int64) *Summary {
 	s := &Summary{Categories: map[string]*Category{}, ByKind: map[Kind]int{}, Pending: map[string]int{}, Bound: map[string]int{}}
 	var mu sync.Mutex
+	budget := opts.Attribute
 	next := make(chan int64)
 	var wg sync.WaitGroup
-	for range max(workers, 1) {
+	for range max(opts.Workers, 1) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for seed := range next {
-				c := gen.Generate(seed, opts)
+				c := gen.Generate(seed, opts.Gen)
 				start := time.Now()
-				d, err := app.Decide(ctx, cfg, app.Snapshot{Nodes: c.Nodes, Pods: c.Pods(), Namespaces: c.Namespaces})
+				d, err := app.Decide(ctx, opts.App, app.Snapshot{Nodes: c.Nodes, Pods: c.Pods(), Namespaces: c.Namespaces})
 				took := time.Since(start)
 				var r Result
 				if err != nil && ctx.Err() == nil {
@@ -128,6 +146,18 @@ func Run(ctx context.Context, o *oracle.Oracle, cfg app.Config, opts gen.Options
 					err = nil
 				} else if err == nil {
 					r, err = Judge(ctx, o, c, d)
+				}
+				for i := range r.Findings {
+					if err != nil || r.Findings[i].Kind != MissedPlacement {
+						continue
+					}
+					mu.Lock()
+					try := budget > 0
+					budget--
+					mu.Unlock()
+					if try {
+						r.Findings[i].Why, err = Attribute(ctx, opts.App, r, r.Findings[i])
+					}
 				}
 				mu.Lock()
 				if err != nil {
@@ -158,8 +188,8 @@ func (s *Summary) Report() string {
 	if s.Cases > 0 {
 		per = s.Decide / time.Duration(s.Cases)
 	}
-	fmt.Fprintf(&b, "%d cases (app.Decide %v per case); pods: %d bound, %d unschedulable, %d refused, %d gated; %d findings, %d errors\n",
-		s.Cases, per.Round(time.Millisecond), s.Outcome.Bound, s.Outcome.Unschedulable, s.Outcome.Refused, s.Outcome.Gated, s.Findings(), len(s.Errors))
+	fmt.Fprintf(&b, "%d cases (app.Decide %v per case); pods: %d bound, %d unschedulable, %d refused, %d gated; %d findings, %d errors; %d cases judged in the final state (no order of the bindings found in time)\n",
+		s.Cases, per.Round(time.Millisecond), s.Outcome.Bound, s.Outcome.Unschedulable, s.Outcome.Refused, s.Outcome.Gated, s.Findings(), len(s.Errors), s.ReplayExhausted)
 	b.WriteString("coverage: feature: pending pods using it / of them bound by weave\n")
 	feats := make([]string, 0, len(s.Pending))
 	for f := range s.Pending {
