@@ -21,7 +21,7 @@ import (
 //	WEAVE_DIFF_WORKERS=w cases decided at once (default: one per CPU)
 //	WEAVE_DIFF_ATTRIBUTE=m explain up to m missed placements (which weave policy keeps the pod off: many
 //	                     app.Decide runs each)
-const defaultCases = 300
+const defaultCases = 250
 
 func seeds(t *testing.T) []int64 {
 	if s := os.Getenv("WEAVE_DIFF_SEED"); s != "" {
@@ -132,7 +132,7 @@ func TestDifferentialCatchesDisabledCapacity(t *testing.T) {
 	cfg := app.DefaultConfig()
 	cfg.DisabledPolicies = []string{"H5"}
 	o := newOracle(t)
-	ss := make([]int64, 40)
+	ss := make([]int64, 12)
 	for i := range ss {
 		ss[i] = int64(i + 1)
 	}

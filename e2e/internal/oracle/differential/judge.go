@@ -201,40 +201,52 @@ func Judge(ctx context.Context, o *oracle.Oracle, c *gen.Case, d app.Decision) (
 			final.Pods = append(final.Pods, p) // pending: the oracle leaves them out, as kube-scheduler's cache does
 		}
 	}
-	stuck, exhausted, err := replay(ctx, o, c, final, ours, placed)
-	if err != nil {
-		return res, fmt.Errorf("seed %d: %w", c.Seed, err)
-	}
-	if exhausted {
-		// No order found within the budget, and none ruled out: judge each binding in the final state.
-		res.ReplayExhausted = true
-		stuck = map[string]*oracle.Rejection{}
-		for _, k := range sortedKeys(placed) {
-			v, err := o.Judge(ctx, final, ours[k])
-			if err != nil {
-				return res, fmt.Errorf("seed %d: %s: %w", c.Seed, k, err)
-			}
-			if !v.Passes(d.Bindings[k]) {
-				stuck[k] = v.Nodes[d.Bindings[k]]
-			}
-		}
-	}
-	for _, k := range sortedKeys(stuck) {
-		node := d.Bindings[k]
-		// The reason as the final state gives it, if it gives one.
+	// Each binding against the final state first. A rejection there by a plugin whose verdict does not
+	// depend on the order of the bindings (resources and ports count every pod of the node; anti-affinity is
+	// checked both ways; the rest read the node alone) is final. Required pod affinity and topology spread
+	// depend on the order: those bindings, and all that pass, are replayed.
+	atFinal := map[string]*oracle.Rejection{}
+	replayed := map[string]*v1.Pod{}
+	for _, k := range sortedKeys(placed) {
 		v, err := o.Judge(ctx, final, ours[k])
 		if err != nil {
 			return res, fmt.Errorf("seed %d: %s: %w", c.Seed, k, err)
 		}
-		f := Finding{Kind: WrongBinding, Pod: k, Node: node, Rejection: v.Nodes[node]}
-		if f.Rejection == nil {
-			f.Rejection = stuck[k]
-			f.Detail = "it passes once every other binding is made, but no order of weave's bindings lets kube-scheduler make them all"
+		r := v.Nodes[d.Bindings[k]]
+		if r == nil && !v.Passes(d.Bindings[k]) {
+			r = &oracle.Rejection{Plugin: "(none)", Reasons: []string{"node " + d.Bindings[k] + " is not in the cluster"}}
 		}
-		if f.Rejection == nil {
-			f.Rejection = &oracle.Rejection{Plugin: "(none)", Reasons: []string{"node " + node + " is not in the cluster"}}
+		atFinal[k] = r
+		if r == nil || orderDependent(r) {
+			replayed[k] = placed[k]
 		}
-		add(f)
+	}
+	stuck, exhausted, err := replay(ctx, o, final, ours, replayed)
+	if err != nil {
+		return res, fmt.Errorf("seed %d: %w", c.Seed, err)
+	}
+	if exhausted {
+		// No order found within the budget, and none ruled out: the final state judges.
+		res.ReplayExhausted = true
+		stuck = map[string]*oracle.Rejection{}
+		for k := range replayed {
+			if atFinal[k] != nil {
+				stuck[k] = atFinal[k]
+			}
+		}
+	}
+	for _, k := range sortedKeys(placed) {
+		_, replay := replayed[k]
+		s, isStuck := stuck[k]
+		switch {
+		case !replay:
+			add(Finding{Kind: WrongBinding, Pod: k, Node: d.Bindings[k], Rejection: atFinal[k]})
+		case isStuck && atFinal[k] != nil:
+			add(Finding{Kind: WrongBinding, Pod: k, Node: d.Bindings[k], Rejection: atFinal[k]})
+		case isStuck:
+			add(Finding{Kind: WrongBinding, Pod: k, Node: d.Bindings[k], Rejection: s,
+				Detail: "it passes once every other binding is made, but no order of weave's bindings lets kube-scheduler make them all"})
+		}
 	}
 	for _, k := range sortedKeys(d.Unschedulable) {
 		p := ours[k]
@@ -271,19 +283,32 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
+// orderDependent reports whether a rejection in the final state may be an artefact of judging every binding
+// against all the others: required pod affinity (a pod placed before its peers may be its term's first pod)
+// and topology spread (a pod bound later counts in the domain of one bound before, without checking its
+// constraint).
+func orderDependent(r *oracle.Rejection) bool {
+	if r.Plugin == "PodTopologySpread" {
+		return true
+	}
+	return r.Plugin == "InterPodAffinity" && slices.ContainsFunc(r.Reasons, func(s string) bool {
+		return strings.Contains(s, "didn't match pod affinity rules")
+	})
+}
+
 // replayBudget bounds the judgements of replay per binding: the search backtracks only when an order
 // gets stuck, which a topology-spread constraint can cause (a pod counted by another pod's constraint but not
 // carrying it) and little else.
 const replayBudget = 40
 
-// replay looks for an order in which kube-scheduler, placing weave's bindings one at a time onto the
-// cluster as it was, lets every pod onto its node: depth first, in name order, backtracking from dead ends.
+// replay looks for an order in which kube-scheduler, placing the given bindings one at a time onto the
+// cluster as it was (with weave's other bindings made), lets every pod onto its node: depth first, in name order, backtracking from dead ends.
 // It returns the pods of the deepest order found that it could not place, each with its rejection there, or
 // exhausted if it ran out of budget before finding an order or ruling every one out.
 // Resources, ports and (anti-)affinity do not depend on the order but for required affinity between pods
 // bound together (one must come first); topology spread does (a pod bound later counts in the domain of
 // one bound before).
-func replay(ctx context.Context, o *oracle.Oracle, c *gen.Case, final oracle.Cluster, ours map[string]*v1.Pod,
+func replay(ctx context.Context, o *oracle.Oracle, final oracle.Cluster, ours map[string]*v1.Pod,
 	placed map[string]*v1.Pod) (stuck map[string]*oracle.Rejection, exhausted bool, err error) {
 	keys := sortedKeys(placed)
 	n := len(keys)
