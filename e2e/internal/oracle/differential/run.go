@@ -29,8 +29,8 @@ type Summary struct {
 	Pending, Bound map[string]int
 	// PendingPods counts the pending pods of weave-scheduler.
 	PendingPods int
-	// ReplayExhausted counts the cases whose bindings were judged in the final state, no order found in time.
-	ReplayExhausted int
+	// ReplayExhausted lists the cases whose bindings were judged in the final state, no order found in time.
+	ReplayExhausted []int64
 	// Errors are cases that could not be decided or judged.
 	Errors []error
 }
@@ -51,7 +51,7 @@ func (s *Summary) add(r Result, decide time.Duration) {
 	s.Cases++
 	s.Decide += decide
 	if r.ReplayExhausted {
-		s.ReplayExhausted++
+		s.ReplayExhausted = append(s.ReplayExhausted, r.Case.Seed)
 	}
 	s.Outcome.Bound += r.Outcome.Bound
 	s.Outcome.Unschedulable += r.Outcome.Unschedulable
@@ -188,8 +188,15 @@ func (s *Summary) Report() string {
 	if s.Cases > 0 {
 		per = s.Decide / time.Duration(s.Cases)
 	}
-	fmt.Fprintf(&b, "%d cases (app.Decide %v per case); pods: %d bound, %d unschedulable, %d refused, %d gated; %d findings, %d errors; %d cases judged in the final state (no order of the bindings found in time)\n",
-		s.Cases, per.Round(time.Millisecond), s.Outcome.Bound, s.Outcome.Unschedulable, s.Outcome.Refused, s.Outcome.Gated, s.Findings(), len(s.Errors), s.ReplayExhausted)
+	fmt.Fprintf(&b, "%d cases (app.Decide %v per case); pods: %d bound, %d unschedulable, %d refused, %d gated; %d findings, %d errors\n",
+		s.Cases, per.Round(time.Millisecond), s.Outcome.Bound, s.Outcome.Unschedulable, s.Outcome.Refused, s.Outcome.Gated, s.Findings(), len(s.Errors))
+	if n := len(s.ReplayExhausted); n > 0 {
+		seeds := map[int64]bool{}
+		for _, sd := range s.ReplayExhausted {
+			seeds[sd] = true
+		}
+		fmt.Fprintf(&b, "%d cases judged in the final state, no order of their bindings found in time (seeds %s)\n", n, seedList(seeds, 10))
+	}
 	b.WriteString("coverage: feature: pending pods using it / of them bound by weave\n")
 	feats := make([]string, 0, len(s.Pending))
 	for f := range s.Pending {
