@@ -1,7 +1,3 @@
-// Package differential judges weave-scheduler's decisions (app.Decide) on generated cluster states with
-// kube-scheduler v1.37.2's own plugins (package oracle): every binding must pass every Filter plugin on its
-// node in the final state, every pod called unschedulable must fit no node of it, every refusal must name
-// the field, and a gated pod must be neither bound nor refused.
 package differential
 
 import (
