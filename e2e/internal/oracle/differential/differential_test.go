@@ -151,3 +151,23 @@ func TestDifferentialCatchesDisabledCapacity(t *testing.T) {
 		t.Fatalf("with H5 disabled the oracle found no binding rejected by NodeResourcesFit over %d cases", s.Cases)
 	}
 }
+
+// TestDifferentialPlainCasesAgree is the control of the mutation check: on the same plain states, with every
+// policy on, the oracle rejects no binding.
+func TestDifferentialPlainCasesAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("differential run")
+	}
+	ss := make([]int64, 12)
+	for i := range ss {
+		ss[i] = int64(i + 1)
+	}
+	s := Run(t.Context(), newOracle(t), Options{App: app.DefaultConfig(), Gen: gen.Options{Plain: true}, Workers: workers(t)}, ss)
+	for _, err := range s.Errors {
+		t.Error(err)
+	}
+	t.Logf("plain cases, every policy on:\n%s", s.Report())
+	if n := s.Findings(WrongBinding, DecideError); n > 0 {
+		t.Errorf("%d wrong bindings or failures on plain cases", n)
+	}
+}
