@@ -346,17 +346,10 @@ func oneLine(p *v1.Pod) string {
 			s += "; " + term("anti", t)
 		}
 	}
-	if ps := ports(firstContainer(p)); ps != "" {
-		s += ps
+	for _, c := range slices.Concat(p.Spec.InitContainers, p.Spec.Containers) {
+		s += ports(c)
 	}
 	return s
-}
-
-func firstContainer(p *v1.Pod) v1.Container {
-	if len(p.Spec.Containers) == 0 {
-		return v1.Container{}
-	}
-	return p.Spec.Containers[0]
 }
 
 // DescribeCase prints a whole case and weave's decision: the nodes, the bound pods, the pending pods with
