@@ -13,8 +13,9 @@ import (
 )
 
 // Attribute finds why weave left a pod without a node that kube-scheduler's plugins would give it (a missed
-// placement): it decides the final state again with that pod alone pending, first as configured (if weave
-// places it now, the batch it was decided with is to blame), then with each hard policy disabled in turn.
+// placement): it decides the final state again with that pod alone pending and pinned (nodeSelector on the
+// hostname label) to a node the oracle lets it onto, first as configured (if weave places it now, the batch
+// it was decided with is to blame), then with each hard policy disabled in turn.
 // The answer names the policies whose disabling alone lets weave place the pod, or says none does. Each try
 // is a whole app.Decide: an explanation costs a second or more.
 func Attribute(ctx context.Context, cfg app.Config, r Result, f Finding) (string, error) {
@@ -29,8 +30,16 @@ func Attribute(ctx context.Context, cfg app.Config, r Result, f Finding) (string
 	for _, p := range r.Case.Pending {
 		switch n := r.Decision.Bindings[key(p)]; {
 		case key(p) == f.Pod:
-			pod = p
-			snap.Pods = append(snap.Pods, p)
+			// Pinned by its hostname label to the first node the oracle lets it onto, so that a policy
+			// disabled cannot send it elsewhere instead.
+			pod = p.DeepCopy()
+			if nd := r.node(f.Feasible[0]); nd != nil && nd.Labels[v1.LabelHostname] != "" {
+				if pod.Spec.NodeSelector == nil {
+					pod.Spec.NodeSelector = map[string]string{}
+				}
+				pod.Spec.NodeSelector[v1.LabelHostname] = nd.Labels[v1.LabelHostname]
+			}
+			snap.Pods = append(snap.Pods, pod)
 		case n != "":
 			b := p.DeepCopy()
 			b.Spec.NodeName = n
