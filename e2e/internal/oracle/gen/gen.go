@@ -781,9 +781,42 @@ func (g *g) pendingExtras(p *v1.Pod) *v1.Pod {
 	return p
 }
 
+// portsTaken reports whether a host port of p conflicts with one of a pod holding node (as NodePorts and the
+// kubelet's admission judge it: same protocol and port, and the same host IP or either a wildcard).
+func (g *g) portsTaken(p *v1.Pod, node string) bool {
+	ports := func(p *v1.Pod) []v1.ContainerPort {
+		var out []v1.ContainerPort
+		for _, c := range p.Spec.InitContainers {
+			if c.RestartPolicy != nil && *c.RestartPolicy == v1.ContainerRestartPolicyAlways {
+				out = append(out, c.Ports...)
+			}
+		}
+		for _, c := range p.Spec.Containers {
+			out = append(out, c.Ports...)
+		}
+		return out
+	}
+	wild := func(ip string) bool { return ip == "" || ip == "0.0.0.0" }
+	for _, q := range g.c.Bound {
+		if q.Spec.NodeName != node || q.Status.Phase == v1.PodSucceeded || q.Status.Phase == v1.PodFailed {
+			continue
+		}
+		for _, a := range ports(p) {
+			for _, b := range ports(q) {
+				if a.HostPort > 0 && a.HostPort == b.HostPort && a.Protocol == b.Protocol &&
+					(wild(a.HostIP) || wild(b.HostIP) || a.HostIP == b.HostIP) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // bind puts a replica on a node it roughly fits (CPU, memory, pod count), or on any node if none: a
 // cluster's bound pods need not satisfy the constraints of today (labels change, constraints are
-// IgnoredDuringExecution), but mostly do fit.
+// IgnoredDuringExecution), but mostly do fit. A pod whose host port is taken on its node has failed, as the
+// kubelet would have it.
 func (g *g) bind(p *v1.Pod) {
 	var cpu, mem int64
 	for _, c := range p.Spec.Containers {
@@ -807,6 +840,8 @@ func (g *g) bind(p *v1.Pod) {
 	p.Status.Phase = v1.PodRunning
 	switch {
 	case g.opts.Plain:
+	case g.portsTaken(p, n.Name):
+		p.Status.Phase = v1.PodFailed // the kubelet's admission refuses a host port in use
 	case g.p(0.05):
 		p.Status.Phase = v1.PodPending // bound, not started
 	case g.p(0.08):

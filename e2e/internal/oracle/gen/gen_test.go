@@ -1,11 +1,14 @@
 package gen
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/weavesql/weave/e2e/internal/oracle"
 )
 
 func TestASeedGivesTheSameCase(t *testing.T) {
@@ -148,6 +151,32 @@ func TestPlainCasesArePlain(t *testing.T) {
 				if f != "spec.containers.resources.requests:cpu" && f != "spec.containers.resources.requests:memory" {
 					t.Fatalf("seed %d: pod %s uses %s", seed, p.Name, f)
 				}
+			}
+		}
+	}
+}
+
+// The bound pods that hold their node are as the kubelet admits them: NodePorts, the real plugin, finds no
+// host port of theirs taken by another.
+func TestBoundPodsHoldNoTakenHostPort(t *testing.T) {
+	o, err := oracle.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	for seed := int64(1); seed <= 80; seed++ {
+		c := Generate(seed, Options{})
+		cl := oracle.Cluster{Nodes: c.Nodes, Pods: c.Bound, Namespaces: c.Namespaces}
+		for _, p := range c.Bound {
+			if p.Status.Phase == v1.PodFailed || p.Status.Phase == v1.PodSucceeded || len(Features(p)) == 0 {
+				continue
+			}
+			v, err := o.Judge(context.Background(), cl, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := v.Nodes[p.Spec.NodeName]; r != nil && r.Plugin == "NodePorts" {
+				t.Fatalf("seed %d: bound pod %s: %v", seed, p.Name, r)
 			}
 		}
 	}
