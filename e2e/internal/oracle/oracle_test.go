@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+
+	"github.com/weavesql/weave/e2e/internal/oracle/gen"
 )
 
 var (
@@ -372,4 +374,21 @@ func TestTerminalPodsHoldNothing(t *testing.T) {
 func TestTooManyPods(t *testing.T) {
 	c := Cluster{Nodes: []*v1.Node{node("a", res("cpu", "4", "memory", "8Gi", "pods", "1"))}, Pods: []*v1.Pod{pod("x", on("a"))}}
 	wantRejected(t, judge(t, c, pod("p")), "a", "NodeResourcesFit", "Too many pods")
+}
+
+// BenchmarkJudge: one pending pod of a generated case judged on every node.
+func BenchmarkJudge(b *testing.B) {
+	o, err := New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer o.Close()
+	c := gen.Generate(7, gen.Options{})
+	cl := Cluster{Nodes: c.Nodes, Pods: c.Pods(), Namespaces: c.Namespaces}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := o.Judge(context.Background(), cl, c.Pending[i%len(c.Pending)]); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
