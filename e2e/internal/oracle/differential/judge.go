@@ -24,7 +24,7 @@ const (
 	WrongBinding Kind = "wrong binding"
 	// MissedPlacement: a pod called unschedulable that fits a node of the final state.
 	MissedPlacement Kind = "missed placement"
-	// BadRefusal: a refusal whose message names no spec field, or a refused pod that is also decided otherwise.
+	// BadRefusal: a refusal whose message names no spec field.
 	BadRefusal Kind = "refusal not naming a field"
 	// GatedDecided: a pod with spec.schedulingGates bound, refused or called unschedulable, or a pod
 	// reported gated that has no gates.
@@ -125,9 +125,11 @@ type Result struct {
 // fieldInMessage is how a refusal names the field: spec.something.
 var fieldInMessage = regexp.MustCompile(`\bspec\.[A-Za-z]`)
 
-// Judge checks weave's decision d on case c with the oracle. The bindings are right if kube-scheduler,
-// taking the pods one at a time in some order, could have made each of them (replay); the pods called
-// unschedulable are judged against the final state, all bindings made (kube-scheduler trying them last).
+// Judge checks weave's decision d on case c with the oracle. A binding is judged in the final state (every
+// other binding made); where the verdict depends on the order in which kube-scheduler, one pod at a time,
+// would have made them (required pod affinity, topology spread), it is right if some order lets
+// kube-scheduler make it (replay). The pods called unschedulable are judged against the final state
+// (kube-scheduler trying them last).
 func Judge(ctx context.Context, o *oracle.Oracle, c *gen.Case, d app.Decision) (Result, error) {
 	res := Result{Case: c, Decision: d, Outcome: Outcome{len(d.Bindings), len(d.Unschedulable), len(d.Refused), len(d.Gated)}}
 	add := func(f Finding) { res.Findings = append(res.Findings, f) }
