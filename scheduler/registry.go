@@ -59,6 +59,8 @@ var Policies = []Policy{
 	{"h14c_anti_affinity_batch.sql", "H14", "InterPodAffinity (anti-affinity within the batch, zones)", true, both},
 	{"h14d_pod_affinity.sql", "H14", "InterPodAffinity (required affinity)", true, both},
 	{"h14e_anti_affinity_batch_node.sql", "H14", "InterPodAffinity (anti-affinity within the batch, hostname)", true, both},
+	{"h14f_anti_affinity_batch_pairs.sql", "H14", "InterPodAffinity (anti-affinity within the batch, other pairs)", true, both},
+	{"h14g_pod_affinity_first.sql", "H14", "InterPodAffinity (required affinity, the first pods of a group)", true, both},
 	{"h15_service_affinity.sql", "H15", "ServiceAffinity", true, both},
 	{"n1_max_per_node.sql", "N1", "new: at most N pods of a group per node (k8s #40358)", true, both},
 	{"n2_even_spread.sql", "N2", "new: even spreading, ceil(pods/domains)", true, both},

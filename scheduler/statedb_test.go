@@ -119,7 +119,7 @@ func TestStateDBPlacement(t *testing.T) {
 				t.Fatal(err)
 			}
 			web := map[string]string{"app": "web"}
-			anti := []PodAffinityTerm{{Anti: true, Required: true, Key: "app", Value: "web", TopologyKey: LabelHostname}}
+			anti := []PodAffinityTerm{{Anti: true, Required: true, Selector: SelectLabels(map[string]string{"app": "web"}), TopologyKey: LabelHostname}}
 			pods := []Pod{
 				{Name: "web-0", CPU: 500, Memory: 500, Labels: web, Affinity: anti, Group: "web"},
 				{Name: "web-1", CPU: 500, Memory: 500, Labels: web, Affinity: anti, Group: "web"},
@@ -242,7 +242,7 @@ func TestStateDBChecked(t *testing.T) {
 				p.Group = fmt.Sprintf("g%d", i%3)
 				p.Labels = map[string]string{"app": []string{"web", "db"}[i%2]}
 				if i%3 == 0 {
-					p.Affinity = []PodAffinityTerm{{Anti: true, Required: true, Key: "app", Value: p.Labels["app"], TopologyKey: []string{LabelHostname, LabelZone}[i%2]}}
+					p.Affinity = []PodAffinityTerm{{Anti: true, Required: true, Selector: SelectLabels(map[string]string{"app": p.Labels["app"]}), TopologyKey: []string{LabelHostname, LabelZone}[i%2]}}
 				}
 				p.CPU = int64(100 + (i*337)%1500)
 				addPods(t, s, p)

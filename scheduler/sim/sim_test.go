@@ -379,10 +379,11 @@ func TestModelSizeFollowsTheBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	var vars []int
+	blue := map[string]string{"color": "blue"}
 	for b := 0; b < 5; b++ {
 		for i := 0; i < 20; i++ {
-			p := scheduler.Pod{Name: fmt.Sprintf("blue-%d-%d", b, i), Group: "blue", CPU: 100, Memory: 100,
-				Spread: []scheduler.SpreadConstraint{{TopologyKey: scheduler.LabelZone, MaxSkew: 5, Hard: true}}}
+			p := scheduler.Pod{Name: fmt.Sprintf("blue-%d-%d", b, i), Group: "blue", CPU: 100, Memory: 100, Labels: blue,
+				Spread: []scheduler.SpreadConstraint{{TopologyKey: scheduler.LabelZone, MaxSkew: 5, Hard: true, Selector: scheduler.SelectLabels(blue)}}}
 			if err := c.Submit(ctx, p, 0); err != nil {
 				t.Fatal(err)
 			}
@@ -416,7 +417,7 @@ func BenchmarkScaleWorkloads(b *testing.B) {
 		return func(i int) scheduler.Pod {
 			p := def(fmt.Sprintf("%s-%d", prefix, i))
 			p.Labels = map[string]string{"color": "green"}
-			p.Affinity = []scheduler.PodAffinityTerm{{Anti: true, Required: true, Key: "color", Value: "green", TopologyKey: scheduler.LabelHostname}}
+			p.Affinity = []scheduler.PodAffinityTerm{{Anti: true, Required: true, Selector: scheduler.SelectLabels(map[string]string{"color": "green"}), TopologyKey: scheduler.LabelHostname}}
 			return p
 		}
 	}
@@ -424,7 +425,7 @@ func BenchmarkScaleWorkloads(b *testing.B) {
 		return func(i int) scheduler.Pod {
 			p := def(fmt.Sprintf("%s-%d", prefix, i))
 			p.Labels = map[string]string{"foo": "bar"}
-			p.Affinity = []scheduler.PodAffinityTerm{{Required: true, Key: "foo", Value: "bar", TopologyKey: scheduler.LabelZone}}
+			p.Affinity = []scheduler.PodAffinityTerm{{Required: true, Selector: scheduler.SelectLabels(map[string]string{"foo": "bar"}), TopologyKey: scheduler.LabelZone}}
 			return p
 		}
 	}
@@ -438,7 +439,8 @@ func BenchmarkScaleWorkloads(b *testing.B) {
 	spread := func(i int) scheduler.Pod {
 		p := def(fmt.Sprintf("pod-%d", i))
 		p.Group = "blue"
-		p.Spread = []scheduler.SpreadConstraint{{TopologyKey: scheduler.LabelZone, MaxSkew: 5, Hard: true}}
+		p.Labels = map[string]string{"color": "blue"}
+		p.Spread = []scheduler.SpreadConstraint{{TopologyKey: scheduler.LabelZone, MaxSkew: 5, Hard: true, Selector: scheduler.SelectLabels(p.Labels)}}
 		return p
 	}
 	for _, w := range []struct {

@@ -31,6 +31,7 @@ func unsupported(p *v1.Pod) []unsupportedField {
 		out = append(out, unsupportedField{"spec.resourceClaims",
 			"dynamic resource allocation is not supported; schedule the pod with kube-scheduler"})
 	}
+	out = append(out, selectorFieldsUnsupported(p)...)
 	return out
 }
 
