@@ -280,8 +280,10 @@ type podPredicates struct {
 	// it share their terms.
 	affinity *predicate
 	// term[i] is Affinity[i]'s predicate (nil for a required affinity
-	// term: those use affinity).
-	term []*predicate
+	// term: those use affinity). incoming[i] is a required anti-affinity
+	// term's as the pod being placed reads it (strict namespaces), when it
+	// differs from term[i] (a term selecting namespaces by their labels).
+	term, incoming []*predicate
 	// spread[i] is Spread[i]'s (nil for MaxSkew 0, weave's group spreading).
 	spread []*predicate
 }
@@ -291,6 +293,7 @@ func predicatesOf(p *Pod) podPredicates {
 	var aff []clause
 	var keys []string
 	out.term = make([]*predicate, len(p.Affinity))
+	out.incoming = make([]*predicate, len(p.Affinity))
 	for i, t := range p.Affinity {
 		switch {
 		case t.Required && !t.Anti:
@@ -298,6 +301,9 @@ func predicatesOf(p *Pod) podPredicates {
 			keys = append(keys, strconv.Quote(t.TopologyKey))
 		case t.Required:
 			out.term[i] = newPredicate(predAnti, []clause{{coverOf(t, p.Namespace, true), t.Selector}}, "")
+			if c := coverOf(t, p.Namespace, false); c.readsNamespaceLabels() {
+				out.incoming[i] = newPredicate(predAnti, []clause{{c, t.Selector}}, "")
+			}
 		default:
 			out.term[i] = newPredicate(predPreferred, []clause{{coverOf(t, p.Namespace, false), t.Selector}}, "")
 		}
@@ -327,6 +333,9 @@ func (pp podPredicates) all() []*predicate {
 	}
 	add(pp.affinity)
 	for _, p := range pp.term {
+		add(p)
+	}
+	for _, p := range pp.incoming {
 		add(p)
 	}
 	for _, p := range pp.spread {

@@ -20,7 +20,11 @@ func writeSelectorRows(p *Pod) []stmt {
 		} else {
 			key = pp.affinity.key
 		}
-		st = append(st, stmt{"insert into pod_affinity_term values " + params(6), []any{p.Name, t.Anti, t.Required, t.Weight, key, t.TopologyKey}})
+		incoming := key
+		if pr := pp.incoming[i]; pr != nil {
+			incoming = pr.key
+		}
+		st = append(st, stmt{"insert into pod_affinity_term values " + params(7), []any{p.Name, t.Anti, t.Required, t.Weight, key, incoming, t.TopologyKey}})
 	}
 	for i, c := range p.Spread {
 		match, spread, counted, self := "", "", false, false

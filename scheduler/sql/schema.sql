@@ -141,12 +141,17 @@ create index pod_match_pod on pod_match (pod_name);
 -- affinity term's match_key selects the pods that match every required
 -- affinity term of the pod (InterPodAffinity counts a pod for a term only
 -- then); an anti-affinity or preferred term's, the pods the term selects.
+-- An anti-affinity term's namespace selector is matched against the labels
+-- of a pod's namespace (match_key: as a bound pod's term), and against the
+-- namespaces that exist for the pod being placed (incoming_key; the two
+-- differ only for a namespace without a Namespace object).
 create table pod_affinity_term (
   pod_name varchar(253) not null,
   anti boolean not null,
   required boolean not null,
   weight integer not null,
   match_key varchar(64) not null,
+  incoming_key varchar(64) not null,
   topology_key varchar(253) not null
 );
 create index pod_affinity_term_pod on pod_affinity_term (pod_name, match_key, topology_key);
@@ -321,9 +326,11 @@ create view batch_host_port as
 select hp.pod_name, hp.protocol, hp.port
 from pod_host_port hp join batch_pod on batch_pod.pod_name = hp.pod_name;
 
--- Required inter-pod (anti-)affinity terms of the pods a model decides.
+-- Required inter-pod (anti-)affinity terms of the pods a model decides:
+-- match_key as a bound pod reads them (anti-affinity within the batch),
+-- incoming_key as the pod being placed does (against bound pods).
 create view batch_affinity_term as
-select t.pod_name, t.anti, t.match_key, t.topology_key
+select t.pod_name, t.anti, t.match_key, t.incoming_key, t.topology_key
 from pod_affinity_term t
 join batch_pod on batch_pod.pod_name = t.pod_name
 where t.required = true;
@@ -340,7 +347,7 @@ where t.required = true;
 create view term_domain_match as
 select o.match_key, o.topology_key, dn.node_name
 from (select distinct s.match_key, s.topology_key, dq.label_value as domain
-      from (select distinct match_key, topology_key from batch_affinity_term) s
+      from (select distinct incoming_key as match_key, topology_key from batch_affinity_term) s
       join pod_match m on m.match_key = s.match_key
       join bound_pod q on q.name = m.pod_name
       join node_label dq on dq.node_name = q.node_name and dq.label_key = s.topology_key) o
