@@ -290,11 +290,6 @@ group by node.name, node.sample_key, node.cpu_allocatable, node.memory_allocatab
   node.pods_allocatable
 order by node.sample_key, node.name;
 
--- The labels of the pods a model decides.
-create view batch_pod_label as
-select pod_label.pod_name, pod_label.label_key, pod_label.label_value
-from pod_label join batch_pod on batch_pod.pod_name = pod_label.pod_name;
-
 -- The required node-affinity terms of the pods a model decides.
 create view batch_node_affinity_term as
 select distinct t.pod_name, t.term_key
