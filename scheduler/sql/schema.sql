@@ -321,6 +321,18 @@ create view batch_host_port as
 select hp.pod_name, hp.protocol, hp.port
 from pod_host_port hp join batch_pod on batch_pod.pod_name = hp.pod_name;
 
+-- The rows of pod_match of the pods a model decides, and their hard
+-- PodTopologySpread constraints: what the model reads of those tables,
+-- which hold every pod's.
+create view batch_pod_match as
+select m.match_key, m.pod_name
+from pod_match m join batch_pod b on b.pod_name = m.pod_name;
+
+create view batch_spread_constraint as
+select c.pod_name, c.spread_key
+from pod_spread_constraint c join batch_pod b on b.pod_name = c.pod_name
+where c.hard = true and c.max_skew > 0;
+
 -- Required inter-pod (anti-)affinity terms of the pods a model decides:
 -- match_key as a bound pod reads them (anti-affinity within the batch),
 -- incoming_key as the pod being placed does (against bound pods).
@@ -565,11 +577,11 @@ join (select spread_key, count(*) as domains, min(bound) as bound_min from topol
 create view topology_spread_count as
 select d.spread_key, d.domain, d.max_skew, d.min_domains, d.counted, d.self_match, d.domains, d.bound_min, d.ordered,
   d.bound + (select count(*) from pending_pod q
-             where q.pod_name in (select m.pod_name from pod_match m where m.match_key = d.match_key)
+             where q.pod_name in (select m.pod_name from batch_pod_match m where m.match_key = d.match_key)
                and q.node_name in (select s.node_name from topology_spread_node s
                                    where s.spread_key = d.spread_key and s.domain = d.domain)) as pods,
   (select count(*) from pending_pod q
-   where q.pod_name in (select c.pod_name from pod_spread_constraint c where c.spread_key = d.spread_key and c.hard = true)
+   where q.pod_name in (select c.pod_name from batch_spread_constraint c where c.spread_key = d.spread_key)
      and q.node_name in (select s.node_name from topology_spread_node s
                          where s.spread_key = d.spread_key and s.domain = d.domain)) as holders
 from topology_spread_domain d;

@@ -36,6 +36,6 @@ where c.holders = 0
 -- @hard_constraint
 create view n3_topology_spread_node as
 select * from pending_pod
-join pod_spread_constraint c on c.pod_name = pending_pod.pod_name and c.hard = true and c.max_skew > 0
+join batch_spread_constraint c on c.pod_name = pending_pod.pod_name
 where pending_pod.node_name is null
    or pending_pod.node_name in (select s.node_name from topology_spread_node s where s.spread_key = c.spread_key);
