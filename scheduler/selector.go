@@ -88,10 +88,11 @@ func (s *LabelSelector) canonical() string {
 	return "{" + strings.Join(parts, ";") + "}"
 }
 
-// requiredKey returns a label key that every set of labels the selector
-// matches carries, if there is one (an index key for the pods it may
+// requiredLabel returns an index entry that every set of labels the
+// selector matches has: "key\x00value" for a pair (or an In with one
+// value), else "key" for In or Exists (an index key for the pods it may
 // select).
-func (s *LabelSelector) requiredKey() (string, bool) {
+func (s *LabelSelector) requiredLabel() (string, bool) {
 	if s == nil {
 		return "", false
 	}
@@ -102,7 +103,12 @@ func (s *LabelSelector) requiredKey() (string, bool) {
 		}
 	}
 	if best != "" {
-		return best, true
+		return best + "\x00" + s.MatchLabels[best], true
+	}
+	for _, r := range s.MatchExpressions {
+		if r.Operator == "In" && len(slices.Compact(slices.Sorted(slices.Values(r.Values)))) == 1 {
+			return r.Key + "\x00" + r.Values[0], true
+		}
 	}
 	for _, r := range s.MatchExpressions {
 		if r.Operator == "In" || r.Operator == "Exists" {
@@ -240,13 +246,14 @@ func (p *predicate) readsNamespaceLabels() bool {
 	return false
 }
 
-// indexKey returns a label key every pod the predicate selects carries.
+// indexKey returns a label (key and value, or key) every pod the
+// predicate selects carries.
 func (p *predicate) indexKey() (string, bool) {
 	if p.kind == predSpread {
-		return p.sel.requiredKey()
+		return p.sel.requiredLabel()
 	}
 	for _, c := range p.clauses {
-		if k, ok := c.sel.requiredKey(); ok {
+		if k, ok := c.sel.requiredLabel(); ok {
 			return k, true
 		}
 	}
@@ -552,8 +559,11 @@ func (ix *matchIndex) candidates(p *Pod) []*indexed {
 	for _, e := range ix.anyPod {
 		out = append(out, e)
 	}
-	for k := range p.Labels {
+	for k, v := range p.Labels {
 		for _, e := range ix.byLabel[k] {
+			out = append(out, e)
+		}
+		for _, e := range ix.byLabel[k+"\x00"+v] {
 			out = append(out, e)
 		}
 	}
