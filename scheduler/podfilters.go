@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -140,6 +141,7 @@ type filterSet struct {
 	st       *State
 	pods     map[string]*filterPod
 	sel      map[string]*selection // a term's or constraint's id → what it selects
+	sels     []*selection          // the same, in a list
 	holders  map[topoPair][]*holderTerm
 	bound    int
 	eligible map[string]map[string]string
@@ -150,20 +152,45 @@ type filterSet struct {
 func newFilterSet(st *State, placed []*Pod) *filterSet {
 	fs := &filterSet{st: st, pods: map[string]*filterPod{}, sel: map[string]*selection{}, holders: map[topoPair][]*holderTerm{},
 		eligible: map[string]map[string]string{}, parsed: map[string]labels.Selector{}, byPtr: map[*LabelSelector]labels.Selector{}}
-	watch := func(id string, keys []string, test func(*Pod) bool) {
-		if fs.sel[id] == nil {
-			fs.sel[id] = &selection{test: test, keys: keys, byDomain: map[topoPair][]*Pod{}}
+	// need is a label every pod the selection selects carries (see
+	// requiredLabel): a bound pod without it is passed over untested.
+	watch := func(id string, keys []string, need string, test func(*Pod) bool) {
+		if fs.sel[id] != nil {
+			return
 		}
+		if k, v, pair := strings.Cut(need, "\x00"); need != "" {
+			inner := test
+			test = func(q *Pod) bool {
+				got, ok := q.Labels[k]
+				return ok && (!pair || got == v) && inner(q)
+			}
+		}
+		fs.sel[id] = &selection{test: test, keys: keys, byDomain: map[topoPair][]*Pod{}}
+		fs.sels = append(fs.sels, fs.sel[id])
+	}
+	needOf := func(sels ...*LabelSelector) string {
+		for _, s := range sels {
+			if l, ok := s.requiredLabel(); ok {
+				return l
+			}
+		}
+		return ""
 	}
 	for _, p := range placed {
 		fp := fs.parse(p)
+		var affSels []*LabelSelector
+		for _, t := range p.Affinity {
+			if t.Required && !t.Anti {
+				affSels = append(affSels, t.Selector)
+			}
+		}
 		if len(fp.affinity) > 0 {
 			terms := fp.affinity
 			var keys []string
 			for _, t := range terms {
 				keys = append(keys, t.topologyKey)
 			}
-			watch(fp.affinityID, keys, func(q *Pod) bool {
+			watch(fp.affinityID, keys, needOf(affSels...), func(q *Pod) bool {
 				for _, t := range terms {
 					if !t.selectsIncoming(q, st) {
 						return false
@@ -172,12 +199,18 @@ func newFilterSet(st *State, placed []*Pod) *filterSet {
 				return true
 			})
 		}
+		var antiSels []*LabelSelector
+		for _, t := range p.Affinity {
+			if t.Required && t.Anti {
+				antiSels = append(antiSels, t.Selector)
+			}
+		}
 		for i, t := range fp.anti {
-			watch(fp.antiIDs[i], []string{t.topologyKey}, func(q *Pod) bool { return t.selectsIncoming(q, st) })
+			watch(fp.antiIDs[i], []string{t.topologyKey}, needOf(antiSels[i]), func(q *Pod) bool { return t.selectsIncoming(q, st) })
 		}
 		for _, c := range fp.spread {
 			ns, sel := p.Namespace, c.sel
-			watch(c.counts, nil, func(q *Pod) bool {
+			watch(c.counts, nil, needOf(c.c.Selector), func(q *Pod) bool {
 				// countPodsMatchSelector: an empty selector counts nothing;
 				// terminating pods are passed over.
 				return !sel.Empty() && q.Namespace == ns && !q.Terminating && sel.Matches(labels.Set(q.Labels))
@@ -271,7 +304,7 @@ func (fs *filterSet) parse(p *Pod) *filterPod {
 
 // add binds a pod (its node known to the state) in the set.
 func (fs *filterSet) add(q *Pod) {
-	for _, sl := range fs.sel {
+	for _, sl := range fs.sels {
 		if !sl.test(q) {
 			continue
 		}
@@ -308,7 +341,7 @@ func (fs *filterSet) relevant(q *Pod) bool {
 			return true
 		}
 	}
-	for _, sl := range fs.sel {
+	for _, sl := range fs.sels {
 		if sl.test(q) {
 			return true
 		}

@@ -370,7 +370,11 @@ func (s *State) indexBound(batch, placed []*Pod, inBatch map[string]bool) *bound
 		if n, ok := ix.groupSize[q.Group]; ok {
 			ix.groupSize[q.Group] = n + 1
 		}
-		if q.NodeName == "" || !ix.concerns(q) || inBatch[q.Name] {
+		if q.NodeName == "" {
+			continue
+		}
+		filter := ix.filters.relevant(q)
+		if !filter && !ix.concerns(q) || inBatch[q.Name] {
 			continue
 		}
 		for key, m := range ix.nodeDomain {
@@ -378,7 +382,7 @@ func (s *State) indexBound(batch, placed []*Pod, inBatch map[string]bool) *bound
 				ix.byDomain[key][d] = append(ix.byDomain[key][d], q)
 			}
 		}
-		if s.Nodes[q.NodeName] != nil && ix.filters.relevant(q) {
+		if filter && s.Nodes[q.NodeName] != nil {
 			filtered = append(filtered, q)
 		}
 		if ps, ok := ix.byService[q.Service]; ok {
@@ -407,8 +411,9 @@ func (s *State) indexBound(batch, placed []*Pod, inBatch map[string]bool) *bound
 }
 
 // concerns reports whether a bound pod q answers one of the index's
-// questions: the cheap tests that let the pass skip most pods of a large
-// cluster without looking them up in the batch.
+// questions but the Filters' (filterSet.relevant): the cheap tests that
+// let the pass skip most pods of a large cluster without looking them up
+// in the batch.
 func (ix *boundIndex) concerns(q *Pod) bool {
 	for _, m := range ix.nodeDomain {
 		if _, ok := m[q.NodeName]; ok {
@@ -418,10 +423,8 @@ func (ix *boundIndex) concerns(q *Pod) bool {
 	if _, ok := ix.byService[q.Service]; ok && q.Service != "" {
 		return true
 	}
-	if _, ok := ix.byGroup[q.Group]; ok {
-		return true
-	}
-	return ix.filters.relevant(q)
+	_, ok := ix.byGroup[q.Group]
+	return ok
 }
 
 // nodeItself is the "topology key" of a node's own pods in boundIndex (no
