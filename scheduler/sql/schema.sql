@@ -441,9 +441,10 @@ from (select distinct s.match_key, s.topology_key, dq.label_value as domain
 join node_label dn on dn.label_key = o.topology_key and dn.label_value = o.domain;
 
 -- The pods of the batch whose required anti-affinity term selects
--- themselves (replicas kept apart), per term.
+-- themselves (replicas kept apart), per term; a term a pod repeats counts
+-- once (h14e's all_different would keep the pod from itself).
 create view anti_affinity_group as
-select t.pod_name, t.match_key, t.topology_key
+select distinct t.pod_name, t.match_key, t.topology_key
 from batch_affinity_term t
 join pod_match m on m.match_key = t.match_key and m.pod_name = t.pod_name
 where t.anti = true;
