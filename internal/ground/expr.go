@@ -392,6 +392,11 @@ func isStringConst(v value) bool {
 }
 
 func (g *grounder) caseExpr(e *ir.Case, sc scope) value {
+	if p, ok := pickOf(e); ok {
+		if v, ok := g.pickValue(p, sc); ok {
+			return v
+		}
+	}
 	var build func(i int) value
 	build = func(i int) value {
 		if i == len(e.Whens) {
