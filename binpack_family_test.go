@@ -15,6 +15,7 @@ import (
 	"github.com/weavesql/weave"
 	"github.com/weavesql/weave/backend/minizinc"
 	"github.com/weavesql/weave/backend/minizinc/mzntest"
+	"github.com/weavesql/weave/cp"
 	"github.com/weavesql/weave/internal/testdb"
 )
 
@@ -270,6 +271,7 @@ func TestBinpackGeneratorMatchesShared(t *testing.T) {
 //	WEAVE_BINPACK_LIMITS=1s,10s       time limits
 //	WEAVE_BINPACK_SOLVERS=cp,cp2,gecode   cp: one worker (the default), cp2: two, gecode: MiniZinc+Gecode
 //	WEAVE_BINPACK_FORMS=filter+case,having+views
+//	WEAVE_BINPACK_BRANCHES=200000     cp stops after that many branches, not at the limits
 type binpackSpec struct {
 	seeds   []int64
 	limits  []time.Duration
@@ -334,6 +336,13 @@ func envOr(key, def string) string {
 // touches them alike.
 func TestBinpackFamily(t *testing.T) {
 	sp := binpackSpecFromEnv(t)
+	var branches int64
+	if v := os.Getenv("WEAVE_BINPACK_BRANCHES"); v != "" {
+		var err error
+		if branches, err = strconv.ParseInt(v, 10, 64); err != nil {
+			t.Fatalf("WEAVE_BINPACK_BRANCHES: %v", err)
+		}
+	}
 	type key struct {
 		form, solver string
 		limit        time.Duration
@@ -348,6 +357,10 @@ func TestBinpackFamily(t *testing.T) {
 			for _, limit := range sp.limits {
 				for _, solver := range sp.solvers {
 					opts := weave.SolveOptions{Timeout: limit, Seed: 1, Verify: true, NoExplain: true}
+					if branches > 0 && solver != "gecode" {
+						opts.Timeout = 0
+						opts.Backend = branchLimited{branches}
+					}
 					switch solver {
 					case "cp":
 					case "cp2":
@@ -390,6 +403,18 @@ func TestBinpackFamily(t *testing.T) {
 			}
 		}
 	}
+}
+
+// branchLimited is the native engine stopped after a number of branches
+// instead of a time: comparisons of two versions of the search that a
+// loaded machine does not blur.
+type branchLimited struct{ branches int64 }
+
+func (branchLimited) Name() string { return "cp (branch limit)" }
+
+func (b branchLimited) Solve(ctx context.Context, m *cp.Model, p cp.Params) (*cp.Response, error) {
+	p.NodeLimit, p.TimeLimit = b.branches, 0
+	return m.Solve(ctx, p)
 }
 
 // median is the lower median.

@@ -15,7 +15,16 @@ import "sort"
 // it becomes the incumbent (a sideways move, lexicographically better),
 // and once no argument is left at the minimum the objective has risen.
 // This is leximin improvement, the way a person repairs a packing:
-// empty the worst bin into its neighbours and repack them.
+// empty the worst bin into its neighbours and repack them. Within a
+// round, each solution raises the floor of the repacked arguments to
+// above its own minimum (raiseFloor), so the round returns the best
+// repacking its budget finds. The repacked items stay in the freed bins:
+// the other bins keep their arguments, and each accepted solution is
+// better in the leximin order. After plateauAfter fruitless rounds in a
+// row, one round repacks three times as many bins with four times the
+// budget and accepts them at the minimum (a plateau move): it leaves a
+// configuration whose last bottleneck bin no neighbourhood can repair,
+// which stalled seed 20 of the family at 8 for 130,000 branches.
 
 // maxMinState is the structure of a max-min objective: the objective
 // variable and the arguments of the min constraints that define it, each
@@ -30,6 +39,8 @@ type maxMinState struct {
 	binSet  map[int64]bool
 	cand    []int
 	byValue []int
+	stuck   int // rounds since the last one that found a solution
+	roomy   []int64
 	rounds  int64
 }
 
@@ -39,11 +50,10 @@ type maxMinState struct {
 // bins by linkObjectiveBins. It leaves st.maxMin nil otherwise.
 func (s *solver) initMaxMin(st *lnsState) {
 	st.maxMinDone = true
-	o := s.m.obj
-	if o == nil || !o.Maximize || len(o.Expr.Vars) != 1 || o.Expr.Coeffs[0] <= 0 || len(st.crit) == 0 {
+	obj := s.maxMinObjective()
+	if obj < 0 || len(st.crit) == 0 {
 		return
 	}
-	obj := o.Expr.Vars[0].idx
 	mins := map[int32]*minMaxProp{}
 	for _, pi := range s.props {
 		if mm, ok := pi.p.(*minMaxProp); ok && !mm.isMax && len(mm.enf) == 0 {
@@ -82,6 +92,24 @@ func (s *solver) initMaxMin(st *lnsState) {
 	}
 }
 
+// maxMinObjective returns the variable a max-min objective maximises:
+// the objective is that one variable, the target of an unconditional min
+// constraint; -1 otherwise. It is cheap: a placement model (a sum of
+// soft constraints) is told apart before any linking.
+func (s *solver) maxMinObjective() int32 {
+	o := s.m.obj
+	if o == nil || !o.Maximize || len(o.Expr.Vars) != 1 || o.Expr.Coeffs[0] <= 0 {
+		return -1
+	}
+	obj := o.Expr.Vars[0].idx
+	for _, pi := range s.props {
+		if mm, ok := pi.p.(*minMaxProp); ok && !mm.isMax && len(mm.enf) == 0 && mm.target == obj {
+			return obj
+		}
+	}
+	return -1
+}
+
 // maxMinRound runs one bottleneck round (see above). It reports false
 // when the incumbent has no argument at the minimum to work on.
 func (s *solver) maxMinRound(c *searchCtl, st *lnsState, base int) bool {
@@ -100,39 +128,35 @@ func (s *solver) maxMinRound(c *searchCtl, st *lnsState, base int) bool {
 	dv := s.decisionVars
 	clear(mm.binSet)
 	nb := max(2, int(mm.nb))
+	plateau := mm.stuck >= plateauAfter
+	if plateau {
+		nb = min(3*nb, len(mm.args))
+	}
 	addArg := func(k int) {
 		for _, b := range mm.bins[k] {
 			mm.binSet[b] = true
 		}
 	}
 	// One bottleneck argument, sometimes a second one.
-	addArg(mm.cand[c.rng.IntN(len(mm.cand))])
+	first := mm.cand[c.rng.IntN(len(mm.cand))]
+	addArg(first)
 	if len(mm.cand) > 1 && c.rng.IntN(2) == 0 {
 		addArg(mm.cand[c.rng.IntN(len(mm.cand))])
 	}
-	// Then bins with room to take what leaves them (the arguments
-	// farthest above the minimum, a random half of the rest of the
-	// slots) and random ones.
-	mm.byValue = mm.byValue[:0]
-	for k := range mm.args {
-		mm.byValue = append(mm.byValue, k)
-	}
-	sort.SliceStable(mm.byValue, func(x, y int) bool {
-		return c.best[mm.args[mm.byValue[x]]] > c.best[mm.args[mm.byValue[y]]]
-	})
+	// Then, for a random half of the other slots, bins with room to take
+	// what leaves the bottleneck: the most room left in the resource the
+	// bottleneck bin is tightest in (or, without one, the arguments
+	// farthest above the minimum); then random bins.
 	roomy := (nb - len(mm.binSet) + 1) / 2
-	for _, k := range mm.byValue {
+	for _, b := range s.roomyBins(c, mm, mm.bins[first]) {
 		if roomy <= 0 || len(mm.binSet) >= nb {
 			break
 		}
-		if c.rng.IntN(2) == 0 {
+		if mm.binSet[b] || c.rng.IntN(2) == 0 {
 			continue
 		}
-		before := len(mm.binSet)
-		addArg(k)
-		if len(mm.binSet) > before {
-			roomy--
-		}
+		mm.binSet[b] = true
+		roomy--
 	}
 	for _, k := range c.rng.Perm(len(mm.args)) {
 		if len(mm.binSet) >= nb {
@@ -184,6 +208,16 @@ func (s *solver) maxMinRound(c *searchCtl, st *lnsState, base int) bool {
 		}
 	}
 	s.subFloor = v + 1
+	budget := int64(100 + 4*cnt)
+	if plateau {
+		// Many rounds in a row found nothing: jump on the plateau
+		// instead, repacking three times as many bins at the minimum or
+		// above it (the bottleneck bins move, and their neighbours
+		// differ next time).
+		s.subFloor = v
+		mm.stuck = 0
+		budget *= 4
+	}
 	savedInc, savedFit, savedUB := c.useIncumbent, c.bestFit, s.objUB
 	c.useIncumbent = false
 	c.bestFit = c.rng.IntN(2) == 0
@@ -192,15 +226,19 @@ func (s *solver) maxMinRound(c *searchCtl, st *lnsState, base int) bool {
 	before := c.solutions + c.sideMoves
 	res := dfsExhausted
 	if s.propagate() {
-		res = s.dfs(c, base+1, int64(100+4*cnt))
+		res = s.dfs(c, base+1, budget)
 	}
 	c.sideways, s.sideways = false, false
 	c.useIncumbent, c.bestFit = savedInc, savedFit
 	s.objUB = min(savedUB, c.bestObj-1)
 	s.backtrackTo(base)
+	mm.stuck++
 	switch {
 	case c.solutions+c.sideMoves > before:
 		c.lnsImpr++
+		if !plateau {
+			mm.stuck = 0
+		}
 	case res == dfsExhausted:
 		mm.nb = min(mm.nb*1.05, float64(len(mm.args)))
 	case res == dfsLimit:
@@ -208,6 +246,56 @@ func (s *solver) maxMinRound(c *searchCtl, st *lnsState, base int) bool {
 	}
 	return true
 }
+
+// roomyBins lists bin values by decreasing room in the incumbent: the
+// capacity left, normalised, in the objective-relevant resource where the
+// bins of the bottleneck argument have the least, or else the value of
+// the bins' arguments.
+func (s *solver) roomyBins(c *searchCtl, mm *maxMinState, bottleneck []int64) []int64 {
+	var tight *binPackProp
+	best := 0.0
+	for _, pi := range s.props {
+		p, ok := pi.p.(*binPackProp)
+		if !ok || !s.h.relevant[p] {
+			continue
+		}
+		for _, b := range bottleneck {
+			if j, ok := p.bin(b); ok {
+				if room := float64(s.rootHi[p.loads[j]]-c.best[p.loads[j]]) / s.h.scale[p]; tight == nil || room < best {
+					tight, best = p, room
+				}
+			}
+		}
+	}
+	mm.roomy = mm.roomy[:0]
+	if tight != nil {
+		for _, b := range tight.bins {
+			mm.roomy = append(mm.roomy, b)
+		}
+		sort.SliceStable(mm.roomy, func(x, y int) bool {
+			jx, _ := tight.bin(mm.roomy[x])
+			jy, _ := tight.bin(mm.roomy[y])
+			lx, ly := tight.loads[jx], tight.loads[jy]
+			return s.rootHi[lx]-c.best[lx] > s.rootHi[ly]-c.best[ly]
+		})
+		return mm.roomy
+	}
+	mm.byValue = mm.byValue[:0]
+	for k := range mm.args {
+		mm.byValue = append(mm.byValue, k)
+	}
+	sort.SliceStable(mm.byValue, func(x, y int) bool {
+		return c.best[mm.args[mm.byValue[x]]] > c.best[mm.args[mm.byValue[y]]]
+	})
+	for _, k := range mm.byValue {
+		mm.roomy = append(mm.roomy, mm.bins[k]...)
+	}
+	return mm.roomy
+}
+
+// plateauAfter is the number of fruitless bottleneck rounds after which
+// one round accepts a repacking at the minimum (a plateau move).
+const plateauAfter = 30
 
 // raiseFloor, at a solution of a bottleneck round, asks the rest of the
 // round for a better one: the repacked arguments above their new minimum

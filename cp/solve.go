@@ -190,8 +190,10 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 		// solutions as good as the incumbent (lns_maxmin.go), so the
 		// base level holds only "no worse" and every search below it
 		// adds "better" (solver.weakRoot).
-		s.linkObjectiveBins(lns)
-		s.initMaxMin(lns)
+		if s.maxMinObjective() >= 0 {
+			s.linkObjectiveBins(lns)
+			s.initMaxMin(lns)
+		}
 		if lns.maxMin != nil {
 			s.weakRoot, s.objBase = true, base
 		}
