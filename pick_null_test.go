@@ -13,7 +13,9 @@ import (
 // a and b are NULL together or never: with b NULL the comparison is
 // unknown and SQL yields b, NULL, where least(a, b) would yield a. Here y
 // may be left NULL and x may not: the best is every y NULL (each case
-// NULL, coalesced to 10), which min(x, y) would miss (1 at best).
+// NULL, coalesced to 10), which min(x, y) would miss (1 at best). The
+// case is then grounded as a reified comparison and a choice, with
+// min(x, y) required of its value where neither is NULL.
 func TestPickWithANullOperandIsACase(t *testing.T) {
 	const tables = `
 create table dom (v integer primary key);
@@ -57,6 +59,12 @@ create view best as select coalesce(min(case when t.x < t.y then t.x else t.y en
 			const want = 20 // 10 per row, or 20 for the NULL min
 			if res.Status != weave.Optimal || *res.Objective != want {
 				t.Errorf("%v objective %v, want OPTIMAL %d (every y NULL)", res.Status, *res.Objective, want)
+			}
+			// Where x and y are both set, each row's case is also min(x, y)
+			// under that condition (pickAlso): it propagates as the direct
+			// form does.
+			if got := res.Stats.ByKind["min_equality"]; got < 2 {
+				t.Errorf("%d min_equality constraints, want one per row at least: %v", got, res.Stats.ByKind)
 			}
 		})
 	}

@@ -1,6 +1,9 @@
 package ground
 
-import "github.com/weavesql/weave/internal/ir"
+import (
+	"github.com/weavesql/weave/cp"
+	"github.com/weavesql/weave/internal/ir"
+)
 
 // Picks. "case when a < b then a else b end" is the smaller of a and b
 // (least(a, b), which SQL lacks in SQLite and PostgreSQL alike), written
@@ -161,4 +164,40 @@ func sameForm(a, b form) bool {
 		return true
 	}
 	return sameAtom(a, b)
+}
+
+// pickAlso strengthens a pick grounded as a case (an operand may be NULL
+// alone): where neither operand is NULL the case's value v is min(a, b)
+// (max), which a min constraint under that condition propagates as the
+// direct form does, where the reified comparison and the choice under it
+// bound v by neither operand until the comparison is decided.
+func (g *grounder) pickAlso(p pick, sc scope, v value) {
+	if v.k != kInt {
+		return
+	}
+	z, c, k, ok := v.lin.single()
+	if !ok || c != 1 || k != 0 {
+		return
+	}
+	l, r := g.expr(p.l, sc), g.expr(p.r, sc)
+	if !isIntValue(l) || !isIntValue(r) {
+		return
+	}
+	notNull := and(neg(l.null), neg(r.null))
+	if isFalse(notNull) {
+		return
+	}
+	ll, _, _ := g.asLin(l)
+	rl, _, _ := g.asLin(r)
+	args := []cp.LinearExpr{ll.expr(), rl.expr()}
+	var ct cp.Constraint
+	if p.isMin {
+		ct = g.m.AddMinEquality(z, args)
+	} else {
+		ct = g.m.AddMaxEquality(z, args)
+	}
+	if !isTrue(notNull) {
+		ct.OnlyEnforceIf(g.litOf(notNull))
+	}
+	g.note(ct)
 }
