@@ -35,6 +35,11 @@ type Model struct {
 	lastVars, lastConstraints int
 	// smallSets is ground.Options.SmallSets (the differential tests).
 	smallSets bool
+	// verifyHook, when set (tests), is called with each stage of a
+	// verification: "loaded" once the assignment is in the temporary
+	// tables, "check VIEW" before each view is checked, "checked" once
+	// every view has been.
+	verifyHook func(stage string)
 }
 
 // CompileOption configures Compile.

@@ -135,7 +135,10 @@ func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"
 // Connect binds the model to a database holding the state. It checks that
 // every table and pushed-down view the model reads exists with the columns
 // and compatible types the schema declares, and names what is missing or
-// mismatched (ErrSchemaMismatch).
+// mismatched (ErrSchemaMismatch). Views of the policy's names that the
+// database already has (a policy loaded with the database's own client)
+// are compared with the policy's queries: one that differs is an
+// ErrSchemaMismatch naming it. Connect writes nothing to the database.
 func (m *Model) Connect(db *sql.DB) error {
 	ctx := context.Background()
 	tables, inputs := ground.Needs(m.prog)
@@ -198,6 +201,11 @@ func (m *Model) Connect(db *sql.DB) error {
 		}
 		check("view", v.Name, cols, types)
 	}
+	differ, err := m.compareViews(ctx, db)
+	if err != nil {
+		return err
+	}
+	problems = append(problems, differ...)
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: %s", ErrSchemaMismatch, strings.Join(problems, "; "))
 	}

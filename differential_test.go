@@ -136,6 +136,13 @@ func bruteForce(t *testing.T, m *Model) (feasible bool, best int64) {
 		t.Fatalf("instance too large to enumerate: %d assignments", total)
 	}
 	idx := make([]int, len(cells))
+	// One verifier for every assignment: its temporary tables and views
+	// are created once.
+	vr, err := m.openVerifier(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vr.close()
 	for {
 		tables := map[string]*Table{}
 		for _, tb := range m.prog.Tables {
@@ -155,7 +162,7 @@ func bruteForce(t *testing.T, m *Model) (feasible bool, best int64) {
 		for i, c := range cells {
 			tables[c.Table.Name].Rows[c.Row][c.Table.Columns[c.Col].Name] = doms[i][idx[i]]
 		}
-		soft, err := m.evaluateInDB(ctx, tables)
+		soft, err := vr.evaluate(ctx, tables)
 		switch {
 		case errors.Is(err, ErrVerify):
 		case err != nil:

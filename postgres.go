@@ -218,6 +218,30 @@ func insertRows(ctx context.Context, db *sql.DB, table string, columns []string,
 		return dbError("loading "+table, err)
 	}
 	defer tx.Rollback()
+	if err := insertAll(ctx, tx, quote(table), columns, rows); err != nil {
+		return dbError("loading "+table, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return dbError("loading "+table, err)
+	}
+	return nil
+}
+
+// execer is what insertAll and the verifier run statements on: a
+// *sql.Tx or a *sql.Conn.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// insertAll appends rows to relation (its SQL text, quoted) with
+// prepared multi-row inserts.
+func insertAll(ctx context.Context, ex execer, relation string, columns []string, rows [][]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
 	per := insertBatch
 	if max := 30000 / len(columns); per > max {
 		per = max
@@ -228,7 +252,7 @@ func insertRows(ctx context.Context, db *sql.DB, table string, columns []string,
 	}
 	statement := func(n int) string {
 		var b strings.Builder
-		fmt.Fprintf(&b, "insert into %s (%s) values ", quote(table), strings.Join(cols, ", "))
+		fmt.Fprintf(&b, "insert into %s (%s) values ", relation, strings.Join(cols, ", "))
 		k := 1
 		for r := 0; r < n; r++ {
 			if r > 0 {
@@ -247,6 +271,7 @@ func insertRows(ctx context.Context, db *sql.DB, table string, columns []string,
 		return b.String()
 	}
 	var full *sql.Stmt
+	var err error
 	args := make([]any, 0, per*len(columns))
 	for start := 0; start < len(rows); start += per {
 		end := min(start+per, len(rows))
@@ -256,21 +281,18 @@ func insertRows(ctx context.Context, db *sql.DB, table string, columns []string,
 		}
 		if end-start == per {
 			if full == nil {
-				if full, err = tx.PrepareContext(ctx, statement(per)); err != nil {
-					return dbError("loading "+table, err)
+				if full, err = ex.PrepareContext(ctx, statement(per)); err != nil {
+					return err
 				}
 				defer full.Close()
 			}
 			_, err = full.ExecContext(ctx, args...)
 		} else {
-			_, err = tx.ExecContext(ctx, statement(end-start), args...)
+			_, err = ex.ExecContext(ctx, statement(end-start), args...)
 		}
 		if err != nil {
-			return dbError("loading "+table, err)
+			return err
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return dbError("loading "+table, err)
 	}
 	return nil
 }

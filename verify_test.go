@@ -51,6 +51,13 @@ func verifyOriginalSQL(t *testing.T, m *Model, db *sql.DB) {
 	if _, err := m.evaluateInDB(ctx, bad); !errors.Is(err, ErrVerify) || !strings.Contains(err.Error(), "apart") {
 		t.Fatalf("two pods of one app on n1: got %v", err)
 	}
+	// The table's own constraints on decision columns hold too: the
+	// temporary copies carry none, the verifier checks them.
+	dangling := map[string]*Table{"pod": {Name: "pod", Columns: cols, Rows: []Row{
+		{"name": "p1", "app": "a", "node": "n1"}, {"name": "p2", "app": "a", "node": "n9"}}}}
+	if _, err := m.evaluateInDB(ctx, dangling); !errors.Is(err, ErrVerify) || !strings.Contains(err.Error(), "table pod: (node) references no row of node") {
+		t.Fatalf("a pod on a node that does not exist: got %v", err)
+	}
 	good := map[string]*Table{"pod": {Name: "pod", Columns: cols, Rows: []Row{
 		{"name": "p1", "app": "a", "node": "n1"}, {"name": "p2", "app": "a", "node": "n2"}}}}
 	soft, err := m.evaluateInDB(ctx, good)

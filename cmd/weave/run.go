@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/weavesql/weave"
 )
@@ -124,7 +125,12 @@ func reportError(stderr io.Writer, schemaFile string, err error) {
 		fmt.Fprintf(stderr, "%s: %v\n", schemaFile, err)
 		return
 	}
-	fmt.Fprintf(stderr, "weave: %v\n", err)
+	// The library's errors say "weave: " themselves: one prefix, not two.
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "weave: ") {
+		msg = "weave: " + msg
+	}
+	fmt.Fprintln(stderr, msg)
 }
 
 // compileFile reads and compiles a schema file.

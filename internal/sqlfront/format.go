@@ -10,16 +10,35 @@ import (
 // with ParseExpr gives back an equal AST (ignoring positions). It is meant for
 // error messages and debugging output.
 func Format(e Expr) string {
-	var b strings.Builder
+	var b printer
 	writeExpr(&b, e)
 	return b.String()
 }
 
 // FormatSelect prints a select block back as SQL.
 func FormatSelect(s *Select) string {
-	var b strings.Builder
+	var b printer
 	writeSelect(&b, s)
 	return b.String()
+}
+
+// FormatSelectRenaming prints a select block back as SQL with some of the
+// tables and views it reads replaced: rel returns the SQL text of the
+// relation to read in place of a table reference (in every subquery
+// too), or "" to keep it. A replaced reference keeps its name as its
+// alias (from t → from replacement as t), so the columns it qualifies
+// still resolve.
+func FormatSelectRenaming(s *Select, rel func(*TableRef) string) string {
+	b := printer{rel: rel}
+	writeSelect(&b, s)
+	return b.String()
+}
+
+// printer accumulates formatted SQL; rel, if set, renames relations
+// (FormatSelectRenaming).
+type printer struct {
+	strings.Builder
+	rel func(*TableRef) string
 }
 
 // FormatIdent returns name as it must be written in SQL: unchanged if it is
@@ -78,7 +97,7 @@ func prec(e Expr) int {
 }
 
 // writeOperand writes e, parenthesised if its precedence is below min.
-func writeOperand(b *strings.Builder, e Expr, min int) {
+func writeOperand(b *printer, e Expr, min int) {
 	if e != nil && prec(e) < min {
 		b.WriteByte('(')
 		writeExpr(b, e)
@@ -88,7 +107,7 @@ func writeOperand(b *strings.Builder, e Expr, min int) {
 	writeExpr(b, e)
 }
 
-func writeExprList(b *strings.Builder, list []Expr) {
+func writeExprList(b *printer, list []Expr) {
 	for i, e := range list {
 		if i > 0 {
 			b.WriteString(", ")
@@ -97,7 +116,7 @@ func writeExprList(b *strings.Builder, list []Expr) {
 	}
 }
 
-func writeExpr(b *strings.Builder, e Expr) {
+func writeExpr(b *printer, e Expr) {
 	switch e := e.(type) {
 	case nil:
 		b.WriteString("<nil>")
@@ -136,8 +155,8 @@ func writeExpr(b *strings.Builder, e Expr) {
 			writeOperand(b, e.X, precNot)
 			return
 		}
-		var x strings.Builder
-		writeOperand(&x, e.X, precUnary)
+		x := &printer{rel: b.rel}
+		writeOperand(x, e.X, precUnary)
 		b.WriteString(e.Op)
 		if strings.HasPrefix(x.String(), "-") {
 			b.WriteByte(' ') // "--" would start a comment
@@ -219,7 +238,7 @@ func writeExpr(b *strings.Builder, e Expr) {
 	}
 }
 
-func writeSelect(b *strings.Builder, s *Select) {
+func writeSelect(b *printer, s *Select) {
 	if s == nil {
 		b.WriteString("<nil>")
 		return
@@ -286,12 +305,20 @@ func writeSelect(b *strings.Builder, s *Select) {
 	}
 }
 
-func writeFrom(b *strings.Builder, f FromItem) {
+func writeFrom(b *printer, f FromItem) {
 	switch f := f.(type) {
 	case *TableRef:
-		b.WriteString(FormatIdent(f.Name))
-		if f.Alias != "" {
-			b.WriteString(" as " + FormatIdent(f.Alias))
+		alias := f.Alias
+		if r := b.relation(f); r != "" {
+			b.WriteString(r)
+			if alias == "" {
+				alias = f.Name
+			}
+		} else {
+			b.WriteString(FormatIdent(f.Name))
+		}
+		if alias != "" {
+			b.WriteString(" as " + FormatIdent(alias))
 		}
 	case *DerivedTable:
 		b.WriteByte('(')
@@ -308,4 +335,11 @@ func writeFrom(b *strings.Builder, f FromItem) {
 		b.WriteString(" on ")
 		writeExpr(b, f.On)
 	}
+}
+
+func (b *printer) relation(f *TableRef) string {
+	if b.rel == nil {
+		return ""
+	}
+	return b.rel(f)
 }

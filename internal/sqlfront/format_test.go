@@ -138,3 +138,27 @@ func TestFormatRoundTripOfPaperViews(t *testing.T) {
 		})
 	}
 }
+
+// FormatSelectRenaming replaces table references everywhere (joins,
+// subqueries, operands of unary operators), keeping the name as the alias.
+func TestFormatSelectRenaming(t *testing.T) {
+	s, err := Parse(`create view v as
+select * from pod join node as n on pod.node = n.name
+where -(select count(*) from pod as q where q.node = pod.node) < 0
+  and exists (select 1 from other where other.x = pod.x);`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := FormatSelectRenaming(s.Stmts[0].(*CreateView).Query, func(r *TableRef) string {
+		if r.Name == "pod" {
+			return "temp.copy_of_pod"
+		}
+		return ""
+	})
+	want := "select * from temp.copy_of_pod as pod join node as n on pod.node = n.name " +
+		"where -(select count(*) from temp.copy_of_pod as q where q.node = pod.node) < 0 " +
+		"and exists (select 1 from other where other.x = pod.x)"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

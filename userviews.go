@@ -1,0 +1,157 @@
+package weave
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/weavesql/weave/internal/sqlfront"
+)
+
+// compareViews compares the policy's views that the database already has
+// (the user loaded the policy, or part of it, with their own client) with
+// the policy's queries, and returns a problem naming each one that
+// differs. Weave uses such a view when it is the policy's query and never
+// replaces or drops it: the user's objects are the user's. A view the
+// database does not have is no problem here (a pushed-down view the
+// model reads and the database lacks is reported by Connect's column
+// checks), and neither is a table of a view's name.
+func (m *Model) compareViews(ctx context.Context, db *sql.DB) ([]string, error) {
+	var views []*sqlfront.CreateView
+	for _, st := range m.ast.Stmts {
+		if v, ok := st.(*sqlfront.CreateView); ok {
+			views = append(views, v)
+		}
+	}
+	if len(views) == 0 {
+		return nil, nil
+	}
+	if dialectOf(db) == dialectPostgres {
+		return comparePostgresViews(ctx, db, views)
+	}
+	return compareSQLiteViews(ctx, db, views)
+}
+
+// mismatch is the problem of a view the database has with another query.
+func viewMismatch(name, why string) string {
+	return fmt.Sprintf("view %s in the database is not the policy's view (%s); Weave neither replaces nor drops a view it did not create: "+
+		"drop it, or load the policy's", name, why)
+}
+
+// compareSQLiteViews parses the text SQLite keeps of each view and compares
+// its query with the policy's, as printed back by the parser (spacing,
+// case and comments aside).
+func compareSQLiteViews(ctx context.Context, db *sql.DB, views []*sqlfront.CreateView) ([]string, error) {
+	var problems []string
+	for _, v := range views {
+		var kind, text string
+		err := db.QueryRowContext(ctx, "select type, sql from sqlite_master where name = ? collate nocase and type in ('table', 'view')", v.Name).Scan(&kind, &text)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, dbError("reading the definition of view "+v.Name, err)
+		}
+		if kind != "view" {
+			continue
+		}
+		s, err := sqlfront.Parse(text + ";")
+		var have *sqlfront.CreateView
+		if err == nil && len(s.Stmts) == 1 {
+			have, _ = s.Stmts[0].(*sqlfront.CreateView)
+		}
+		switch {
+		case have == nil:
+			problems = append(problems, viewMismatch(v.Name, "Weave cannot read its definition: "+oneLine(text)))
+		case sqlfront.FormatSelect(have.Query) != sqlfront.FormatSelect(v.Query):
+			problems = append(problems, viewMismatch(v.Name, "its query differs: the database has "+oneLine(sqlfront.FormatSelect(have.Query))))
+		case strings.Join(have.Columns, ",") != strings.Join(v.Columns, ","):
+			problems = append(problems, viewMismatch(v.Name, "its column list differs"))
+		}
+	}
+	return problems, nil
+}
+
+// comparePostgresViews has PostgreSQL print both queries: the user's view
+// and, beside it, the policy's query as a temporary view (created in a
+// transaction that is rolled back), each with pg_get_viewdef, which
+// normalises spacing, case and parentheses. Creating the temporary view
+// needs the TEMP privilege; without it the views are not compared.
+func comparePostgresViews(ctx context.Context, db *sql.DB, views []*sqlfront.CreateView) ([]string, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, dbError("comparing views", err)
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, dbError("comparing views", err)
+	}
+	defer tx.Rollback()
+	var problems []string
+	for _, v := range views {
+		var oid int64
+		var kind string
+		err := tx.QueryRowContext(ctx, "select c.oid::bigint, c.relkind::text from pg_class c where c.oid = to_regclass($1)", quote(v.Name)).Scan(&oid, &kind)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, dbError("reading the definition of view "+v.Name, err)
+		}
+		if kind != "v" && kind != "m" {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, "savepoint weave_compare"); err != nil {
+			return nil, dbError("comparing views", err)
+		}
+		cols := ""
+		if len(v.Columns) > 0 {
+			q := make([]string, len(v.Columns))
+			for i, c := range v.Columns {
+				q[i] = quote(c)
+			}
+			cols = " (" + strings.Join(q, ", ") + ")"
+		}
+		_, err = tx.ExecContext(ctx, "create temporary view weave_compare_view"+cols+" as "+sqlfront.FormatSelect(v.Query))
+		if err != nil {
+			var pg *pgconn.PgError
+			if errors.As(err, &pg) && pg.Code == "42501" { // insufficient_privilege
+				return problems, nil
+			}
+			if connectionLost(err) {
+				return nil, dbError("comparing views", err)
+			}
+			problems = append(problems, viewMismatch(v.Name, "the policy's query does not run beside it: "+oneLine(err.Error())))
+		} else {
+			var have, want string
+			var same bool
+			err := tx.QueryRowContext(ctx, `select pg_get_viewdef($1::oid), pg_get_viewdef('pg_temp.weave_compare_view'::regclass),
+				(select array_agg(attname::text order by attnum) from pg_attribute where attrelid = $1::oid and attnum > 0 and not attisdropped) =
+				(select array_agg(attname::text order by attnum) from pg_attribute where attrelid = 'pg_temp.weave_compare_view'::regclass and attnum > 0 and not attisdropped)`,
+				oid).Scan(&have, &want, &same)
+			if err != nil {
+				return nil, dbError("comparing view "+v.Name, err)
+			}
+			switch {
+			case have != want:
+				problems = append(problems, viewMismatch(v.Name, "its query differs: the database has "+oneLine(have)))
+			case !same:
+				problems = append(problems, viewMismatch(v.Name, "its column names differ"))
+			}
+		}
+		if _, err := tx.ExecContext(ctx, "rollback to savepoint weave_compare"); err != nil {
+			return nil, dbError("comparing views", err)
+		}
+	}
+	return problems, nil
+}
+
+// oneLine collapses runs of white space, for a definition in a message.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
