@@ -203,11 +203,11 @@ func New(cfg Config) (*Scheduler, error) {
 	}
 	plSQL, _ := ModelSQL(Placement, cfg.DisabledPolicies)
 	prSQL, _ := ModelSQL(Preemption, cfg.DisabledPolicies)
-	pl, err := weave.Compile(plSQL, compileOptions()...)
+	pl, err := weave.Compile(plSQL, CompileOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: placement model: %w", err)
 	}
-	pr, err := weave.Compile(prSQL, compileOptions()...)
+	pr, err := weave.Compile(prSQL, CompileOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: preemption model: %w", err)
 	}
