@@ -312,9 +312,12 @@ func orderDependent(r *oracle.Rejection) bool {
 const replayBudget = 40
 
 // replay looks for an order in which kube-scheduler, placing the given bindings one at a time onto the
-// cluster as it was (with weave's other bindings made), lets every pod onto its node: depth first, in name order, backtracking from dead ends.
+// cluster as it was (with weave's other bindings made), lets every pod onto its node: first greedily (sweeps
+// in name order, each pod placed as soon as it passes), then, if that gets stuck, depth first, in name order,
+// backtracking from dead ends.
 // It returns the pods of the deepest order found that it could not place, each with its rejection there, or
-// exhausted if it ran out of budget before finding an order or ruling every one out.
+// exhausted if it ran out of budget before finding an order or ruling every one out. More than 62 bindings
+// (a live cluster's) are searched greedily only: if that gets stuck, the search is exhausted.
 // Resources, ports and (anti-)affinity do not depend on the order but for required affinity between pods
 // bound together (one must come first); topology spread does (a pod bound later counts in the domain of
 // one bound before).
@@ -325,8 +328,12 @@ func replay(ctx context.Context, o *oracle.Oracle, final oracle.Cluster, ours ma
 	if n == 0 {
 		return nil, false, nil
 	}
+	ok, err := greedy(ctx, o, final, ours, placed, keys)
+	if ok || err != nil {
+		return nil, false, err
+	}
 	if n > 62 {
-		return nil, false, fmt.Errorf("replay: %d bindings", n)
+		return nil, true, nil
 	}
 	full := uint64(1)<<n - 1
 	var base []*v1.Pod
@@ -385,7 +392,7 @@ func replay(ctx context.Context, o *oracle.Oracle, final oracle.Cluster, ours ma
 		}
 		return false, nil
 	}
-	ok, err := visit(0, 0)
+	ok, err = visit(0, 0)
 	if ok || err != nil {
 		return nil, false, err
 	}
@@ -399,4 +406,38 @@ func replay(ctx context.Context, o *oracle.Oracle, final oracle.Cluster, ours ma
 		}
 	}
 	return stuck, false, nil
+}
+
+// greedy places the bindings one at a time, sweeping over those left in name order and placing each as soon
+// as kube-scheduler would let it onto its node, until all are placed (true) or a sweep places none. Required
+// affinity between pods bound together needs one sweep per link of the chain; it costs at most n judgements
+// per sweep, where the depth-first search may revisit a pod at every depth.
+func greedy(ctx context.Context, o *oracle.Oracle, final oracle.Cluster, ours map[string]*v1.Pod,
+	placed map[string]*v1.Pod, keys []string) (bool, error) {
+	var pods []*v1.Pod
+	for _, p := range final.Pods {
+		if placed[key(p)] == nil {
+			pods = append(pods, p)
+		}
+	}
+	left := slices.Clone(keys)
+	for len(left) > 0 {
+		var still []string
+		for _, k := range left {
+			v, err := o.Judge(ctx, oracle.Cluster{Nodes: final.Nodes, Namespaces: final.Namespaces, Pods: pods}, ours[k])
+			if err != nil {
+				return false, err
+			}
+			if v.Passes(placed[k].Spec.NodeName) {
+				pods = append(pods, placed[k])
+			} else {
+				still = append(still, k)
+			}
+		}
+		if len(still) == len(left) {
+			return false, nil
+		}
+		left = still
+	}
+	return true, nil
 }
