@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 )
 
@@ -19,11 +20,15 @@ func randomCheckState(rng *rand.Rand) *State {
 		n := normalizeNode(Node{Name: fmt.Sprintf("n%d", i), Zone: []string{"z0", "z1", ""}[rng.Intn(3)],
 			CPU: int64(1000 * (1 + rng.Intn(4))), Memory: 8000, Storage: 1 << 20, Pods: int64(2 + rng.Intn(6)),
 			Labels: map[string]string{"pool": fmt.Sprint(rng.Intn(2))}, NotReady: rng.Intn(8) == 0, Unschedulable: rng.Intn(8) == 0})
-		if rng.Intn(2) == 0 {
-			n.Resources = map[string]int64{"example.com/gpu": int64(rng.Intn(3))}
+		if rng.Intn(3) == 0 {
+			n.Resources = map[string]int64{"example.com/gpu": int64(1 + rng.Intn(2))}
+		}
+		if rng.Intn(5) == 0 {
+			n.Taints = []Taint{{Key: "dedicated", Effect: []string{"NoSchedule", "NoExecute", "PreferNoSchedule"}[rng.Intn(3)]}}
 		}
 		st.Nodes[n.Name] = &n
 	}
+	st.Namespaces = randomNamespaceLabels(rng)
 	for i := 0; i < rng.Intn(4*nodes+1); i++ {
 		p := randomCheckPod(rng, fmt.Sprintf("b%d", i))
 		p.Phase = []string{PhaseRunning, PhaseRunning, PhasePending, PhaseSucceeded}[rng.Intn(4)]
@@ -38,7 +43,9 @@ func randomCheckPod(rng *rand.Rand, name string) *Pod {
 	keys := []string{LabelHostname, LabelZone, "pool"}
 	app := apps[rng.Intn(len(apps))]
 	p := &Pod{Name: name, Namespace: []string{"w", "w", "x"}[rng.Intn(3)], Phase: PhasePending,
-		CPU: int64(250 * rng.Intn(6)), Memory: int64(500 * rng.Intn(6)), Labels: map[string]string{"app": app}}
+		CPU: int64(250 * rng.Intn(6)), Memory: int64(500 * rng.Intn(6)), Labels: randomLabels(rng)}
+	p.Labels["app"] = app
+	p.Terminating = rng.Intn(8) == 0
 	if rng.Intn(2) == 0 {
 		p.Group = "g-" + app
 	}
@@ -49,11 +56,20 @@ func randomCheckPod(rng *rand.Rand, name string) *Pod {
 		p.MaxPerNode = int64(1 + rng.Intn(2))
 	}
 	for j := 0; j < rng.Intn(3); j++ {
-		p.Affinity = append(p.Affinity, PodAffinityTerm{Anti: rng.Intn(2) == 0, Required: rng.Intn(4) > 0,
-			Key: "app", Value: apps[rng.Intn(len(apps))], TopologyKey: keys[rng.Intn(len(keys))]})
+		p.Affinity = append(p.Affinity, randomTerm(rng, keys))
 	}
-	if rng.Intn(4) == 0 {
-		p.Spread = []SpreadConstraint{{TopologyKey: keys[rng.Intn(len(keys))], MaxSkew: int64(rng.Intn(3)), Hard: rng.Intn(4) > 0}}
+	for j := 0; j < rng.Intn(3); j++ {
+		c := randomSpread(rng, keys)
+		if rng.Intn(2) == 0 {
+			c.Selector = SelectLabels(map[string]string{"app": app})
+		}
+		p.Spread = append(p.Spread, c)
+	}
+	if rng.Intn(6) == 0 {
+		p.NodeSelector = map[string]string{"pool": "1"}
+	}
+	if rng.Intn(6) == 0 {
+		p.Tolerations = []Toleration{{Key: "dedicated", Operator: "Exists"}}
 	}
 	if rng.Intn(5) == 0 {
 		p.HostPorts = []HostPort{{Port: int64(8080 + rng.Intn(2)), Protocol: "TCP"}}
@@ -72,6 +88,7 @@ func randomCheckPod(rng *rand.Rand, name string) *Pod {
 func TestCheckAgreesWithTheReference(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	accepted, rejected := 0, 0
+	reasons := map[string]int{}
 	for trial := 0; trial < 4000; trial++ {
 		st := randomCheckState(rng)
 		var batch []*Pod
@@ -99,10 +116,24 @@ func TestCheckAgreesWithTheReference(t *testing.T) {
 			accepted++
 		} else {
 			rejected++
+			for _, k := range []string{"H14 affinity unmet", "H14 affinity: the node", "H14 anti-affinity with", "is anti-affine to it", "N3 skew", "N3 the node"} {
+				if strings.Contains(want.Error(), k) {
+					reasons[k]++
+				}
+			}
 		}
 	}
 	if accepted < 500 || rejected < 500 {
 		t.Fatalf("the trials do not exercise both answers: %d accepted, %d rejected", accepted, rejected)
+	}
+	t.Log(reasons)
+	for k, n := range reasons {
+		if n < 20 {
+			t.Errorf("the trials reject for %q %d times only", k, n)
+		}
+	}
+	if len(reasons) < 6 {
+		t.Errorf("the trials reject for %d of the 6 H14 and N3 reasons only: %v", len(reasons), reasons)
 	}
 }
 
@@ -169,7 +200,7 @@ func BenchmarkRecheck(b *testing.B) {
 	for i := 0; i < 100; i++ {
 		p := Pod{Name: fmt.Sprintf("p-%d", i), Namespace: "w", CPU: 100, Memory: 128, NodeName: nodes[(7*i)%5000].Name, Phase: PhasePending,
 			Labels:   map[string]string{"app": "web"},
-			Affinity: []PodAffinityTerm{{Anti: true, Required: true, Key: "app", Value: "web", TopologyKey: LabelHostname}}}
+			Affinity: []PodAffinityTerm{{Anti: true, Required: true, Selector: SelectLabels(map[string]string{"app": "web"}), TopologyKey: LabelHostname}}}
 		if err := s.UpsertPod(ctx, p); err != nil {
 			b.Fatal(err)
 		}

@@ -421,7 +421,7 @@ func writeNode(n Node) []stmt {
 }
 
 var podTables = []string{"pod_label", "pod_node_selector", "pod_node_affinity", "pod_toleration",
-	"pod_affinity_term", "pod_spread_constraint", "pod_host_port", "pod_volume", "pod_image", "pod_feature", "pod_resource"}
+	"pod_affinity_term", "pod_spread_constraint", "pod_match", "pod_host_port", "pod_volume", "pod_image", "pod_feature", "pod_resource"}
 
 func deletePod(name string) []stmt {
 	st := []stmt{{"delete from pod where name = $1", []any{name}}}
@@ -477,12 +477,7 @@ func writePod(p *Pod) []stmt {
 	for _, t := range p.Tolerations {
 		st = append(st, stmt{"insert into pod_toleration values " + params(5), []any{p.Name, t.Key, t.Operator, t.Value, t.Effect}})
 	}
-	for _, t := range p.Affinity {
-		st = append(st, stmt{"insert into pod_affinity_term values " + params(7), []any{p.Name, t.Anti, t.Required, t.Weight, t.Key, t.Value, t.TopologyKey}})
-	}
-	for _, c := range p.Spread {
-		st = append(st, stmt{"insert into pod_spread_constraint values " + params(4), []any{p.Name, c.TopologyKey, c.MaxSkew, c.Hard}})
-	}
+	st = append(st, writeSelectorRows(p)...)
 	for _, hp := range p.HostPorts {
 		st = append(st, stmt{"insert into pod_host_port values " + params(4), []any{p.Name, hp.Protocol, hp.Port, hp.HostIP}})
 	}

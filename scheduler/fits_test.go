@@ -32,7 +32,7 @@ func TestFitsSomewhereAgreesWithFeasibleNodes(t *testing.T) {
 				CPU: int64(250 * (1 + rng.Intn(8))), Memory: int64(100 * (1 + rng.Intn(20))), Labels: map[string]string{}}
 			if rng.Intn(3) == 0 {
 				p.Labels["app"] = "solo"
-				p.Affinity = []PodAffinityTerm{{Anti: true, Required: true, Key: "app", Value: "solo", TopologyKey: LabelHostname}}
+				p.Affinity = []PodAffinityTerm{{Anti: true, Required: true, Selector: SelectLabels(map[string]string{"app": "solo"}), TopologyKey: LabelHostname}}
 			}
 			if rng.Intn(4) == 0 {
 				p.NodeSelector = map[string]string{"pool": fmt.Sprint(rng.Intn(2))}

@@ -64,18 +64,25 @@ func TestREADMEPolicyTable(t *testing.T) {
 }
 
 // TestPlacementModelReadsTheBatch: the placement model reads the pending
-// pods of the batch and per-node views, never the pod table.
+// pods of the batch and per-node views, never the pod table nor the tables
+// of every pod's terms and selections.
 func TestPlacementModelReadsTheBatch(t *testing.T) {
 	s := newTest(t, Config{})
 	addNodes(t, s, Node{Name: "n1", CPU: 4000, Memory: 4000})
+	web := SelectLabels(map[string]string{"app": "web"})
 	for i := 0; i < 30; i++ {
-		addPods(t, s, Pod{Name: "r" + string(rune('a'+i)), CPU: 10, NodeName: "n1", Phase: PhaseRunning})
+		addPods(t, s, Pod{Name: "r" + string(rune('a'+i)), CPU: 10, NodeName: "n1", Phase: PhaseRunning, Labels: map[string]string{"app": "web"},
+			Affinity: []PodAffinityTerm{{Anti: true, Required: true, Selector: web, TopologyKey: LabelZone}},
+			Spread:   []SpreadConstraint{{TopologyKey: LabelHostname, MaxSkew: 1, Hard: true, Selector: web}}})
 	}
-	addPods(t, s, Pod{Name: "p", CPU: 10})
+	addPods(t, s, Pod{Name: "p", CPU: 10, Labels: map[string]string{"app": "db"},
+		Spread: []SpreadConstraint{{TopologyKey: LabelHostname, MaxSkew: 1, Hard: true, Selector: web}}})
 	schedule(t, s)
 	rows := s.LastStats().Rows
-	if _, ok := rows["pod"]; ok {
-		t.Errorf("the placement model reads the pod table: %v", rows)
+	for _, table := range []string{"pod", "pod_match", "pod_affinity_term", "pod_spread_constraint", "pod_label"} {
+		if _, ok := rows[table]; ok {
+			t.Errorf("the placement model reads the table %s: %v", table, rows)
+		}
 	}
 	if rows["pending_pod"] != 1 || rows["node_free"] != 1 {
 		t.Errorf("rows read %v", rows)

@@ -132,3 +132,27 @@ func TestVolumeNodeSelectorsDifferential(t *testing.T) {
 		})
 	}
 }
+
+// A pod may repeat a required anti-affinity term (the API allows it; a
+// mismatchLabelKeys key the pod lacks leaves a copy of another term): the
+// copies are one constraint, not a pod kept apart from itself.
+func TestRepeatedAntiAffinityTerm(t *testing.T) {
+	for _, d := range stateDBs() {
+		t.Run(d.name, func(t *testing.T) {
+			s := newOn(t, d, Config{})
+			addNodes(t, s, node("n1", "z"), node("n2", "z"))
+			term := PodAffinityTerm{Anti: true, Required: true, Selector: SelectLabels(map[string]string{"role": "nginx"}), TopologyKey: LabelHostname}
+			zone := term
+			zone.TopologyKey = LabelZone
+			nginx := map[string]string{"role": "nginx"}
+			addPods(t, s,
+				Pod{Name: "a", CPU: 1, Labels: nginx, Affinity: []PodAffinityTerm{term, term}},
+				Pod{Name: "b", CPU: 1, Labels: nginx, Affinity: []PodAffinityTerm{term, term}},
+				Pod{Name: "z", Namespace: "other", CPU: 1, Labels: nginx, Affinity: []PodAffinityTerm{zone, zone}})
+			placed, _ := schedule(t, s)
+			if len(placed) != 3 || placed["a"] == placed["b"] {
+				t.Errorf("placed %v: want all three, a and b on different nodes", placed)
+			}
+		})
+	}
+}

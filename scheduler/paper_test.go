@@ -58,7 +58,7 @@ func addFig3(t testing.TB, s *Scheduler) {
 		Node{Name: "node1", CPU: 4000, Memory: 4000, Zone: "z1", Labels: map[string]string{"disk": "ssd"}},
 		Node{Name: "node2", CPU: 4000, Memory: 4000, Zone: "z1"},
 		Node{Name: "node3", CPU: 4000, Memory: 4000, Zone: "z2"})
-	anti := PodAffinityTerm{Anti: true, Required: true, Key: "app", Value: "db", TopologyKey: LabelZone}
+	anti := PodAffinityTerm{Anti: true, Required: true, Selector: SelectLabels(map[string]string{"app": "db"}), TopologyKey: LabelZone}
 	addPods(t, s,
 		Pod{Name: "pod2", CPU: 1000, Memory: 1000, Priority: 1, NodeName: "node2", Phase: PhaseRunning,
 			Labels: map[string]string{"app": "db"}, Affinity: []PodAffinityTerm{anti}},

@@ -61,6 +61,8 @@ var Policies = []Policy{
 	{"h14c_anti_affinity_batch.sql", "H14", "InterPodAffinity (anti-affinity within the batch, zones)", true, both},
 	{"h14d_pod_affinity.sql", "H14", "InterPodAffinity (required affinity)", true, both},
 	{"h14e_anti_affinity_batch_node.sql", "H14", "InterPodAffinity (anti-affinity within the batch, hostname)", true, both},
+	{"h14f_anti_affinity_batch_pairs.sql", "H14", "InterPodAffinity (anti-affinity within the batch, other pairs)", true, both},
+	{"h14g_pod_affinity_first.sql", "H14", "InterPodAffinity (required affinity, the first pods of a group)", true, both},
 	{"h15_service_affinity.sql", "H15", "ServiceAffinity", true, both},
 	{"h16_node_declared_features.sql", "H16", "NodeDeclaredFeatures", true, both},
 	{"h17_volume_node_affinity.sql", "H17", "VolumeBinding, VolumeZone (node constraints of bound volumes)", true, both},

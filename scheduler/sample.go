@@ -71,48 +71,51 @@ func (a arc) write() []stmt {
 // the batch that the term selects are placed in the sample and meet it
 // there. Sorted, each once.
 func (s *Scheduler) needed(batch []*Pod) []string {
-	type term struct {
-		t  PodAffinityTerm // its selector and topology key
-		ns string
-	}
-	terms := map[term]bool{}
 	seen := map[string]bool{}
+	// The topology domains (a label's key and value) holding a bound pod
+	// that matches a pod's required affinity terms; a hostname domain is
+	// the node itself.
+	domains := map[[2]string]bool{}
 	for _, p := range batch {
 		if p.RequestedNode != "" {
 			seen[p.RequestedNode] = true
 		}
-		for _, t := range p.Affinity {
-			if t.Required && !t.Anti {
-				terms[term{PodAffinityTerm{Required: true, Key: t.Key, Value: t.Value, TopologyKey: t.TopologyKey}, p.Namespace}] = true
+		pp := predicatesOf(p)
+		if pp.affinity == nil {
+			continue
+		}
+		members := s.matches.members(pp.affinity.key)
+		if members == nil { // a pod not in the state: its terms are not indexed
+			members = map[string]bool{}
+			for name, q := range s.state.Pods {
+				if pp.affinity.matches(q, s.state.Namespaces) {
+					members[name] = true
+				}
 			}
 		}
-	}
-	if len(terms) > 0 {
-		// The topology domains (a label's key and value) holding a
-		// selected pod; a hostname domain is the node itself.
-		domains := map[[2]string]bool{}
-		for _, q := range s.state.Pods {
-			if q.NodeName == "" || !live(q) {
+		for name := range members {
+			q := s.state.Pods[name]
+			if q == nil || q.NodeName == "" || !live(q) {
 				continue
 			}
-			for tm := range terms {
-				if !selects(tm.t, tm.ns, q) {
+			for _, t := range p.Affinity {
+				if !t.Required || t.Anti {
 					continue
 				}
-				if key := tm.t.TopologyKey; key == LabelHostname {
+				if key := t.TopologyKey; key == LabelHostname {
 					seen[q.NodeName] = true
 				} else if d, ok := s.state.label(q.NodeName, key); ok {
 					domains[[2]string{key, d}] = true
 				}
 			}
 		}
-		if len(domains) > 0 {
-			for name, n := range s.state.Nodes {
-				for k := range domains {
-					if v, ok := n.Labels[k[0]]; ok && v == k[1] {
-						seen[name] = true
-						break
-					}
+	}
+	if len(domains) > 0 {
+		for name, n := range s.state.Nodes {
+			for k := range domains {
+				if v, ok := n.Labels[k[0]]; ok && v == k[1] {
+					seen[name] = true
+					break
 				}
 			}
 		}

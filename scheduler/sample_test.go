@@ -140,15 +140,15 @@ func TestSampleTakesTheNodesPodsNeed(t *testing.T) {
 		// A pod of another namespace selects nothing.
 		Pod{Name: "other", Namespace: "b", Labels: map[string]string{"app": "web"}, NodeName: far[3], Phase: PhaseRunning, CPU: 100, Memory: 100})
 	aff := func(key, value, topology string) []PodAffinityTerm {
-		return []PodAffinityTerm{{Required: true, Key: key, Value: value, TopologyKey: topology}}
+		return []PodAffinityTerm{{Required: true, Selector: SelectLabels(map[string]string{key: value}), TopologyKey: topology}}
 	}
 	batch := []Pod{
 		{Name: "web", Namespace: "a", Affinity: aff("app", "cache", LabelHostname), CPU: 100, Memory: 100},
 		{Name: "named", Namespace: "a", RequestedNode: named, CPU: 100, Memory: 100},
 		{Name: "zoned", Namespace: "a", Affinity: aff("app", "db", "pool"), CPU: 100, Memory: 100},
 		{Name: "loose", Namespace: "a", NodeSelector: map[string]string{"pool": "1"}, CPU: 100, Memory: 100,
-			Affinity: []PodAffinityTerm{{Anti: true, Required: true, Key: "app", Value: "web", TopologyKey: LabelHostname},
-				{Key: "app", Value: "web", TopologyKey: LabelHostname}}},
+			Affinity: []PodAffinityTerm{{Anti: true, Required: true, Selector: SelectLabels(map[string]string{"app": "web"}), TopologyKey: LabelHostname},
+				{Selector: SelectLabels(map[string]string{"app": "web"}), TopologyKey: LabelHostname}}},
 	}
 	var ptrs []*Pod
 	for i := range batch {

@@ -149,6 +149,7 @@ type Scheduler struct {
 
 	mu          sync.Mutex
 	state       *State
+	matches     *matchIndex // the rows of pod_match (selector.go)
 	seq         int64
 	lastPending time.Time
 	wake        chan struct{}
@@ -210,7 +211,7 @@ func New(cfg Config) (*Scheduler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: preemption model: %w", err)
 	}
-	s := &Scheduler{cfg: cfg, off: off, placement: pl, preemption: pr, state: NewState(), wake: make(chan struct{}, 1), arc: wholeRing}
+	s := &Scheduler{cfg: cfg, off: off, placement: pl, preemption: pr, state: NewState(), matches: newMatchIndex(), wake: make(chan struct{}, 1), arc: wholeRing}
 	err = s.open(context.Background())
 	if err == nil {
 		err = pl.Connect(s.db)
@@ -334,9 +335,11 @@ func (s *Scheduler) UpsertPod(ctx context.Context, p Pod) error {
 		p.created = s.seq
 	}
 	p = normalizePod(p)
-	if err := s.exec(ctx, writePod(&p)); err != nil {
+	matches, commit := s.matches.upsert(s.state, &p)
+	if err := s.exec(ctx, append(writePod(&p), matches...)); err != nil {
 		return err
 	}
+	commit()
 	s.state.Pods[p.Name] = &p
 	if p.NodeName == "" && p.Phase == PhasePending && s.ours(&p) {
 		s.lastPending = time.Now()
@@ -356,9 +359,11 @@ func (s *Scheduler) DeletePod(ctx context.Context, name string) error {
 }
 
 func (s *Scheduler) deletePodLocked(ctx context.Context, name string) error {
-	if err := s.exec(ctx, deletePod(name)); err != nil {
+	matches, commit := s.matches.delete(name)
+	if err := s.exec(ctx, append(deletePod(name), matches...)); err != nil {
 		return err
 	}
+	commit()
 	delete(s.state.Pods, name)
 	return nil
 }

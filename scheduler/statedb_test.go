@@ -119,7 +119,7 @@ func TestStateDBPlacement(t *testing.T) {
 				t.Fatal(err)
 			}
 			web := map[string]string{"app": "web"}
-			anti := []PodAffinityTerm{{Anti: true, Required: true, Key: "app", Value: "web", TopologyKey: LabelHostname}}
+			anti := []PodAffinityTerm{{Anti: true, Required: true, Selector: SelectLabels(map[string]string{"app": "web"}), TopologyKey: LabelHostname}}
 			pods := []Pod{
 				{Name: "web-0", CPU: 500, Memory: 500, Labels: web, Affinity: anti, Group: "web"},
 				{Name: "web-1", CPU: 500, Memory: 500, Labels: web, Affinity: anti, Group: "web"},
@@ -242,7 +242,7 @@ func TestStateDBChecked(t *testing.T) {
 				p.Group = fmt.Sprintf("g%d", i%3)
 				p.Labels = map[string]string{"app": []string{"web", "db"}[i%2]}
 				if i%3 == 0 {
-					p.Affinity = []PodAffinityTerm{{Anti: true, Required: true, Key: "app", Value: p.Labels["app"], TopologyKey: []string{LabelHostname, LabelZone}[i%2]}}
+					p.Affinity = []PodAffinityTerm{{Anti: true, Required: true, Selector: SelectLabels(map[string]string{"app": p.Labels["app"]}), TopologyKey: []string{LabelHostname, LabelZone}[i%2]}}
 				}
 				p.CPU = int64(100 + (i*337)%1500)
 				addPods(t, s, p)
@@ -534,5 +534,73 @@ func TestStateDBAnalyzes(t *testing.T) {
 	}
 	if tuples < 200 { // -1 before the first analyze
 		t.Fatalf("pg_class.reltuples of node is %v after 300 nodes: not analyzed", tuples)
+	}
+}
+
+// TestStateDBSelectors: on every database, a batch whose policies read
+// pod_match: two-label affinity to bound cache pods with anti-affinity
+// among the web pods, anti-affinity to the pods of namespaces selected by
+// label, and spreading over zones by a selector. Each pod lands where the
+// Filters allow it, in an order of binding the Go check finds.
+func TestStateDBSelectors(t *testing.T) {
+	for _, d := range stateDBs() {
+		t.Run(d.name, func(t *testing.T) {
+			s := newOn(t, d, Config{BatchSize: 10})
+			ctx := context.Background()
+			addNodes(t, s, pluginCases()[0].nodes...)
+			for ns, l := range map[string]map[string]string{"default": nil, "data": {"env": "prod"}} {
+				if err := s.UpsertNamespace(ctx, ns, l); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cache := map[string]string{"app": "x", "role": "redis"}
+			web := map[string]string{"app": "x", "role": "nginx"}
+			addPods(t, s,
+				Pod{Name: "cache-a1", Labels: cache, NodeName: "a1", Phase: PhaseRunning, CPU: 100},
+				Pod{Name: "cache-b1", Labels: cache, NodeName: "b1", Phase: PhaseRunning, CPU: 100},
+				Pod{Name: "db", Namespace: "data", Labels: map[string]string{"app": "db"}, NodeName: "c3", Phase: PhaseRunning})
+			webTerms := []PodAffinityTerm{{Required: true, Selector: SelectLabels(cache), TopologyKey: LabelHostname},
+				{Anti: true, Required: true, Selector: SelectLabels(web), TopologyKey: LabelHostname}}
+			spread := []SpreadConstraint{{TopologyKey: LabelZone, MaxSkew: 1, Hard: true, Selector: SelectLabels(map[string]string{"app": "s"})}}
+			pods := []Pod{
+				{Name: "web-0", Labels: web, Affinity: webTerms, CPU: 100}, {Name: "web-1", Labels: web, Affinity: webTerms, CPU: 100},
+				{Name: "guard", CPU: 100, Affinity: []PodAffinityTerm{{Anti: true, Required: true, TopologyKey: LabelZone,
+					Selector: SelectLabels(map[string]string{"app": "db"}), NamespaceSelector: SelectLabels(map[string]string{"env": "prod"})}}},
+				{Name: "s-0", Labels: map[string]string{"app": "s"}, Spread: spread, CPU: 100},
+				{Name: "s-1", Labels: map[string]string{"app": "s"}, Spread: spread, CPU: 100},
+			}
+			addPods(t, s, pods...)
+			placed, us := schedule(t, s)
+			if len(placed) != len(pods) || len(us) != 0 {
+				t.Fatalf("placed %v, unschedulable %v", placed, us)
+			}
+			if w0, w1 := placed["web-0"], placed["web-1"]; w0 == w1 || !(w0 == "a1" || w0 == "b1") || !(w1 == "a1" || w1 == "b1") {
+				t.Errorf("web pods on %s and %s, want a1 and b1 (next to a cache pod, apart)", w0, w1)
+			}
+			st := s.State()
+			if z := st.Nodes[placed["guard"]].Zone; z == "zc" {
+				t.Errorf("guard in zone zc, where the prod namespace's db runs")
+			}
+			if st.Nodes[placed["s-0"]].Zone == st.Nodes[placed["s-1"]].Zone {
+				t.Errorf("s-0 and s-1 share zone %s (maxSkew 1 over three zones)", st.Nodes[placed["s-0"]].Zone)
+			}
+			var batch []*Pod
+			for _, p := range pods {
+				batch = append(batch, st.Pods[p.Name])
+			}
+			if err := st.Check(batch); err != nil {
+				t.Fatal(err)
+			}
+			// A namespace's new labels reach pod_match: db no longer selected
+			// by guard's term (its two keys: as a bound pod's, as the placed
+			// pod's).
+			before := countRows(t, s.DB(), "pod_match")
+			if err := s.UpsertNamespace(ctx, "data", map[string]string{"env": "dev"}); err != nil {
+				t.Fatal(err)
+			}
+			if after := countRows(t, s.DB(), "pod_match"); after != before-2 {
+				t.Errorf("pod_match has %d rows after the namespace's labels changed, want %d", after, before-2)
+			}
+		})
 	}
 }

@@ -62,7 +62,7 @@ func BenchmarkUpsertPod(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		p := Pod{Name: fmt.Sprintf("p%d", i), CPU: 100, Memory: 100, Labels: map[string]string{"app": "web", "tier": "front"},
-			Affinity:    []PodAffinityTerm{{Anti: true, Required: true, Key: "app", Value: "web", TopologyKey: LabelHostname}},
+			Affinity:    []PodAffinityTerm{{Anti: true, Required: true, Selector: SelectLabels(map[string]string{"app": "web"}), TopologyKey: LabelHostname}},
 			Tolerations: []Toleration{{Key: "dedicated", Operator: "Exists"}}}
 		if err := s.UpsertPod(context.Background(), p); err != nil {
 			b.Fatal(err)

@@ -62,24 +62,61 @@ type PreferredNodeTerm struct {
 	Requirements []NodeRequirement
 }
 
-// PodAffinityTerm is an inter-pod affinity or anti-affinity term: the pods
-// of the namespace labelled Key=Value within the topology domain of
-// TopologyKey. Required terms are hard; the others are preferred with a
-// weight.
-type PodAffinityTerm struct {
-	Anti, Required bool
-	Weight         int64
-	Key, Value     string
-	TopologyKey    string
+// LabelSelector is a Kubernetes label selector (metav1.LabelSelector): the
+// conjunction of every MatchLabels pair and every MatchExpressions
+// requirement, met by one and the same set of labels. A nil *LabelSelector
+// matches nothing; an empty one (no pair, no requirement) matches
+// everything.
+type LabelSelector struct {
+	MatchLabels      map[string]string
+	MatchExpressions []LabelRequirement
 }
 
-// SpreadConstraint spreads the pods of the pod's group over the domains of
-// TopologyKey. MaxSkew 0 asks for even spreading: at most
-// ceil(pods/domains) per domain (policy N2). Hard is DoNotSchedule.
+// LabelRequirement is one requirement of a label selector: Operator is In,
+// NotIn, Exists or DoesNotExist (another operator is never met). In needs
+// the label with one of Values; NotIn its absence or another value.
+type LabelRequirement struct {
+	Key, Operator string
+	Values        []string
+}
+
+// PodAffinityTerm is an inter-pod affinity or anti-affinity term
+// (v1.PodAffinityTerm): the pods that Selector selects, in the namespaces
+// the term covers, within the topology domain of TopologyKey. The term
+// covers the namespaces listed in Namespaces and those whose labels
+// NamespaceSelector matches (an empty selector: every namespace); with
+// neither, the pod's own namespace. Required terms are hard; the others
+// are preferred with a weight.
+type PodAffinityTerm struct {
+	Anti, Required    bool
+	Weight            int64
+	Selector          *LabelSelector
+	Namespaces        []string
+	NamespaceSelector *LabelSelector
+	TopologyKey       string
+}
+
+// SpreadConstraint is a topology spread constraint over the domains of
+// TopologyKey. With MaxSkew > 0 it is PodTopologySpread's
+// (v1.TopologySpreadConstraint; policy N3 when Hard, i.e. DoNotSchedule):
+// it counts the pods of the pod's namespace that Selector selects (nil
+// selects none; matchLabelKeys already merged), on the nodes that carry
+// every topology key of the pod's hard constraints and pass
+// NodeAffinityPolicy ("Honor", the default, or "Ignore": the pod's node
+// selector and required node affinity) and NodeTaintsPolicy ("Ignore", the
+// default, or "Honor": the pod tolerates the node's NoSchedule and
+// NoExecute taints); with fewer such domains than MinDomains (0 counts as
+// 1) the least loaded domain counts as empty. MaxSkew 0 is weave's own
+// even spreading of the pod's Group: at most ceil(pods/domains) per domain
+// (policy N2; Selector and the policies are not read).
 type SpreadConstraint struct {
-	TopologyKey string
-	MaxSkew     int64
-	Hard        bool
+	TopologyKey        string
+	MaxSkew            int64
+	Hard               bool
+	Selector           *LabelSelector
+	MinDomains         int64
+	NodeAffinityPolicy string
+	NodeTaintsPolicy   string
 }
 
 // HostPort is a port a container opens on the host. HostIP "" or 0.0.0.0
@@ -114,7 +151,12 @@ type Pod struct {
 	// Phase defaults to Pending; NodeName is the node it is bound to.
 	Phase, NodeName string
 	// RequestedNode is spec.nodeName.
-	RequestedNode         string
+	RequestedNode string
+	// Terminating is set once the pod is being deleted
+	// (metadata.deletionTimestamp): it still holds its node, and
+	// InterPodAffinity still sees it, but PodTopologySpread no longer
+	// counts it.
+	Terminating           bool
 	CPU, Memory, Storage  int64
 	CPULimit, MemoryLimit int64
 	Priority              int64

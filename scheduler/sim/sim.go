@@ -114,25 +114,33 @@ func (c *Cluster) Placed() int {
 	return n
 }
 
-// NginxRedis is the paper's affinity/anti-affinity workload: per app,
-// redis cache pods anti-affine to one another, then nginx pods anti-affine
-// to one another and affine to the app's redis on the same node.
+// NginxRedis is the paper's affinity/anti-affinity workload, written as
+// users write it: per app X, redis cache pods labelled {app: X, role:
+// redis}, anti-affine to one another ({app: X, role: redis}, hostname),
+// then nginx pods labelled {app: X, role: nginx}, anti-affine to one
+// another ({app: X, role: nginx}) and affine to the app's redis on the
+// same node ({app: X, role: redis}). Only the whole selector tells nginx
+// from redis: each shares its app label with the other.
 func NginxRedis(apps, redis, nginx int) []scheduler.Pod {
 	var out []scheduler.Pod
+	sel := func(app, role string) *scheduler.LabelSelector {
+		return scheduler.SelectLabels(map[string]string{"app": app, "role": role})
+	}
 	for a := 0; a < apps; a++ {
+		app := fmt.Sprintf("app-%d", a)
 		cache := fmt.Sprintf("redis-%d", a)
 		web := fmt.Sprintf("nginx-%d", a)
 		for i := 0; i < redis; i++ {
 			out = append(out, scheduler.Pod{Name: fmt.Sprintf("%s-%d", cache, i), Group: cache,
-				Labels:   map[string]string{"app": cache},
-				Affinity: []scheduler.PodAffinityTerm{{Anti: true, Required: true, Key: "app", Value: cache, TopologyKey: scheduler.LabelHostname}}})
+				Labels:   map[string]string{"app": app, "role": "redis"},
+				Affinity: []scheduler.PodAffinityTerm{{Anti: true, Required: true, Selector: sel(app, "redis"), TopologyKey: scheduler.LabelHostname}}})
 		}
 		for i := 0; i < nginx; i++ {
 			out = append(out, scheduler.Pod{Name: fmt.Sprintf("%s-%d", web, i), Group: web,
-				Labels: map[string]string{"app": web},
+				Labels: map[string]string{"app": app, "role": "nginx"},
 				Affinity: []scheduler.PodAffinityTerm{
-					{Anti: true, Required: true, Key: "app", Value: web, TopologyKey: scheduler.LabelHostname},
-					{Required: true, Key: "app", Value: cache, TopologyKey: scheduler.LabelHostname}}})
+					{Anti: true, Required: true, Selector: sel(app, "nginx"), TopologyKey: scheduler.LabelHostname},
+					{Required: true, Selector: sel(app, "redis"), TopologyKey: scheduler.LabelHostname}}})
 		}
 	}
 	return out

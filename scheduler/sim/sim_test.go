@@ -77,6 +77,74 @@ func TestNginxRedisReplay(t *testing.T) {
 	}
 }
 
+// TestNginxRedisTwoLabels: the nginx+redis workload as users write it
+// (selectors of two labels, app and role, each shared with the other kind
+// of pod), 4 apps of 30 redis and 30 nginx on 40 nodes in batches of 100:
+// every pod is placed, every nginx pod shares its node with a redis pod of
+// its app, no two nginx (nor two redis) of an app share a node, and the
+// whole placement has an order of binding in which each pod passes
+// kube-scheduler's InterPodAffinity Filter (State.Check from an empty
+// cluster). Selectors narrowed to their first label (app) put most nginx
+// pods next to nginx pods instead, and a second nginx of an app on a node.
+func TestNginxRedisTwoLabels(t *testing.T) {
+	ctx := context.Background()
+	c := newCluster(t, 100, 10*time.Second, true)
+	if err := c.AddNodes(ctx, "n", 40, 3, scheduler.Node{CPU: 64000, Memory: 256000, Storage: 100000, Pods: 110}); err != nil {
+		t.Fatal(err)
+	}
+	pods := NginxRedis(4, 30, 30)
+	for _, p := range pods {
+		if err := c.Submit(ctx, p, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for len(c.S.Pending()) > 0 {
+		bs, us, err := c.S.ScheduleBatch(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bs) == 0 {
+			t.Fatalf("stuck: %d pending, unschedulable %v", len(c.S.Pending()), us)
+		}
+	}
+	st := c.S.State()
+	type key struct{ app, role, node string }
+	on := map[key]int{}
+	var all []*scheduler.Pod
+	for _, p := range st.Pods {
+		if p.NodeName == "" {
+			t.Fatalf("%s not placed", p.Name)
+		}
+		on[key{p.Labels["app"], p.Labels["role"], p.NodeName}]++
+		all = append(all, p)
+	}
+	for k, n := range on {
+		if n > 1 {
+			t.Errorf("%d %s pods of %s on %s", n, k.role, k.app, k.node)
+		}
+		if k.role == "nginx" && on[key{k.app, "redis", k.node}] == 0 {
+			t.Errorf("an nginx pod of %s on %s has no redis of its app there", k.app, k.node)
+		}
+	}
+	// From an empty cluster: every pod of the workload, bound in some order.
+	empty := scheduler.NewState()
+	for name, n := range st.Nodes {
+		empty.Nodes[name] = n
+	}
+	for _, p := range all {
+		q := *p
+		q.Phase = scheduler.PhasePending
+		empty.Pods[q.Name] = &q
+	}
+	var batch []*scheduler.Pod
+	for _, p := range empty.Pods {
+		batch = append(batch, p)
+	}
+	if err := empty.Check(batch); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestLifecycleAndPreemptionReplay: low-priority pods fill the cluster,
 // high-priority pods arrive, the preemption model evicts, the simulator
 // recreates the victims pending, and finished pods free room.
@@ -404,10 +472,11 @@ func TestModelSizeFollowsTheBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	var vars []int
+	blue := map[string]string{"color": "blue"}
 	for b := 0; b < 5; b++ {
 		for i := 0; i < 20; i++ {
-			p := scheduler.Pod{Name: fmt.Sprintf("blue-%d-%d", b, i), Group: "blue", CPU: 100, Memory: 100,
-				Spread: []scheduler.SpreadConstraint{{TopologyKey: scheduler.LabelZone, MaxSkew: 5, Hard: true}}}
+			p := scheduler.Pod{Name: fmt.Sprintf("blue-%d-%d", b, i), Group: "blue", CPU: 100, Memory: 100, Labels: blue,
+				Spread: []scheduler.SpreadConstraint{{TopologyKey: scheduler.LabelZone, MaxSkew: 5, Hard: true, Selector: scheduler.SelectLabels(blue)}}}
 			if err := c.Submit(ctx, p, 0); err != nil {
 				t.Fatal(err)
 			}
@@ -441,7 +510,7 @@ func BenchmarkScaleWorkloads(b *testing.B) {
 		return func(i int) scheduler.Pod {
 			p := def(fmt.Sprintf("%s-%d", prefix, i))
 			p.Labels = map[string]string{"color": "green"}
-			p.Affinity = []scheduler.PodAffinityTerm{{Anti: true, Required: true, Key: "color", Value: "green", TopologyKey: scheduler.LabelHostname}}
+			p.Affinity = []scheduler.PodAffinityTerm{{Anti: true, Required: true, Selector: scheduler.SelectLabels(map[string]string{"color": "green"}), TopologyKey: scheduler.LabelHostname}}
 			return p
 		}
 	}
@@ -449,7 +518,7 @@ func BenchmarkScaleWorkloads(b *testing.B) {
 		return func(i int) scheduler.Pod {
 			p := def(fmt.Sprintf("%s-%d", prefix, i))
 			p.Labels = map[string]string{"foo": "bar"}
-			p.Affinity = []scheduler.PodAffinityTerm{{Required: true, Key: "foo", Value: "bar", TopologyKey: scheduler.LabelZone}}
+			p.Affinity = []scheduler.PodAffinityTerm{{Required: true, Selector: scheduler.SelectLabels(map[string]string{"foo": "bar"}), TopologyKey: scheduler.LabelZone}}
 			return p
 		}
 	}
@@ -463,7 +532,8 @@ func BenchmarkScaleWorkloads(b *testing.B) {
 	spread := func(i int) scheduler.Pod {
 		p := def(fmt.Sprintf("pod-%d", i))
 		p.Group = "blue"
-		p.Spread = []scheduler.SpreadConstraint{{TopologyKey: scheduler.LabelZone, MaxSkew: 5, Hard: true}}
+		p.Labels = map[string]string{"color": "blue"}
+		p.Spread = []scheduler.SpreadConstraint{{TopologyKey: scheduler.LabelZone, MaxSkew: 5, Hard: true, Selector: scheduler.SelectLabels(p.Labels)}}
 		return p
 	}
 	for _, w := range []struct {

@@ -162,27 +162,63 @@ create table pod_toleration (
 );
 create index pod_toleration_pod on pod_toleration (pod_name);
 
--- Inter-pod (anti-)affinity terms: the pods carrying label key=value (in
--- the pod's namespace) within the topology domain of topology_key.
+-- Which pods each selector of the state selects: a term's label selector
+-- over the namespaces it covers, the conjunction of a pod's required
+-- affinity terms, a spread constraint's selector in the pod's namespace
+-- (selector.go). The scheduler keeps it as pods, their terms and the
+-- namespaces' labels change: no policy evaluates a selector. The replicas
+-- of a deployment share their keys.
+create table pod_match (
+  match_key varchar(64) not null,
+  pod_name varchar(253) not null,
+  primary key (match_key, pod_name)
+);
+create index pod_match_pod on pod_match (pod_name);
+
+-- Inter-pod (anti-)affinity terms: the pods pod_match holds under
+-- match_key within the topology domain of topology_key. A required
+-- affinity term's match_key selects the pods that match every required
+-- affinity term of the pod (InterPodAffinity counts a pod for a term only
+-- then); an anti-affinity or preferred term's, the pods the term selects.
+-- An anti-affinity term's namespace selector is matched against the labels
+-- of a pod's namespace (match_key: as a bound pod's term), and against the
+-- namespaces that exist for the pod being placed (incoming_key; the two
+-- differ only for a namespace without a Namespace object).
 create table pod_affinity_term (
   pod_name varchar(253) not null,
   anti boolean not null,
   required boolean not null,
   weight integer not null,
-  label_key varchar(253) not null,
-  label_value varchar(253) not null,
+  match_key varchar(64) not null,
+  incoming_key varchar(64) not null,
   topology_key varchar(253) not null
 );
-create index pod_affinity_term_pod on pod_affinity_term (pod_name);
-create index pod_affinity_term_kv on pod_affinity_term (label_key, label_value);
+create index pod_affinity_term_pod on pod_affinity_term (pod_name, match_key, topology_key);
+create index pod_affinity_term_key on pod_affinity_term (match_key);
 
--- spec.topologySpreadConstraints over the pods of the same group.
+-- spec.topologySpreadConstraints. With max_skew > 0, PodTopologySpread's:
+-- match_key selects the pods counted (pod_match: the selector's, in the
+-- pod's namespace, not terminating); spread_key names what is counted where
+-- (selector.go's spreadKey: the pods, the topology key, the nodes counted,
+-- max_skew, min_domains, counted and self_match), shared by the replicas;
+-- counted: the pod counts itself once placed; self_match: the selector
+-- selects it. max_skew 0 is weave's own even spreading of the pod's group
+-- (N2; match_key and spread_key are empty).
 create table pod_spread_constraint (
   pod_name varchar(253) not null,
   topology_key varchar(253) not null,
   max_skew integer not null,
-  hard boolean not null                    -- DoNotSchedule (true), ScheduleAnyway
+  hard boolean not null,                   -- DoNotSchedule (true), ScheduleAnyway
+  min_domains integer not null,
+  match_key varchar(64) not null,
+  spread_key varchar(64) not null,
+  counted boolean not null,
+  self_match boolean not null,
+  node_affinity_policy varchar(10) not null, -- Honor, Ignore
+  node_taints_policy varchar(10) not null    -- Honor, Ignore
 );
+create index pod_spread_constraint_pod on pod_spread_constraint (pod_name);
+create index pod_spread_constraint_key on pod_spread_constraint (spread_key);
 
 create table pod_host_port (
   pod_name varchar(253) not null,
@@ -325,11 +361,6 @@ from (select n.name as node_name, br.resource, coalesce(a.allocatable, 0) - coal
       group by n.name, br.resource, a.allocatable) u
 where u.node_name is not null;
 
--- The labels of the pods a model decides.
-create view batch_pod_label as
-select pod_label.pod_name, pod_label.label_key, pod_label.label_value
-from pod_label join batch_pod on batch_pod.pod_name = pod_label.pod_name;
-
 -- The required node-affinity terms of the pods a model decides (their
 -- own, not their volumes').
 create view batch_node_affinity_term as
@@ -370,84 +401,271 @@ create view batch_host_port as
 select hp.pod_name, hp.protocol, hp.port, hp.host_ip
 from pod_host_port hp join batch_pod on batch_pod.pod_name = hp.pod_name;
 
--- Required inter-pod (anti-)affinity terms of the pods a model decides,
--- with their namespace.
+-- The rows of pod_match of the pods a model decides, and their hard
+-- PodTopologySpread constraints: what the model reads of those tables,
+-- which hold every pod's.
+create view batch_pod_match as
+select m.match_key, m.pod_name
+from pod_match m join batch_pod b on b.pod_name = m.pod_name;
+
+create view batch_spread_constraint as
+select c.pod_name, c.spread_key
+from pod_spread_constraint c join batch_pod b on b.pod_name = c.pod_name
+where c.hard = true and c.max_skew > 0;
+
+-- Required inter-pod (anti-)affinity terms of the pods a model decides:
+-- match_key as a bound pod reads them (anti-affinity within the batch),
+-- incoming_key as the pod being placed does (against bound pods).
 create view batch_affinity_term as
-select t.pod_name, p.namespace, t.anti, t.label_key, t.label_value, t.topology_key
+select t.pod_name, t.anti, t.match_key, t.incoming_key, t.topology_key
 from pod_affinity_term t
 join batch_pod on batch_pod.pod_name = t.pod_name
-join pod p on p.name = t.pod_name
 where t.required = true;
 
--- (term selector, node) when the node's topology domain holds a bound pod
--- of the namespace that the selector (label, topology key) selects, for
--- the selectors of the batch's terms. Per selector, not per term: the
--- replicas of a deployment share theirs, and per term it was (pods ×
--- nodes) rows (50,000 for 100 affine pods on 500 nodes) that the database
--- wrote and the grounder read again for every pod. Both sides are derived
--- tables so that SQLite, which has no statistics, reads the batch's terms
--- first and not every term of the cluster per domain. No duplicates: a
--- node has one value per label key, so distinct domains give distinct nodes.
+-- (match key, topology key, node) when the node's topology domain holds a
+-- bound pod the key selects, for the keys of the batch's required terms.
+-- Per key, not per term: the replicas of a deployment share theirs, and
+-- per term it was (pods × nodes) rows (50,000 for 100 affine pods on 500
+-- nodes) that the database wrote and the grounder read again for every
+-- pod. Both sides are derived tables so that SQLite, which has no
+-- statistics, reads the batch's terms first and not every term of the
+-- cluster per domain. No duplicates: a node has one value per label key,
+-- so distinct domains give distinct nodes.
 create view term_domain_match as
-select o.namespace, o.anti, o.label_key, o.label_value, o.topology_key, dn.node_name
-from (select distinct s.namespace, s.anti, s.label_key, s.label_value, s.topology_key, dq.label_value as domain
-      from (select distinct namespace, anti, label_key, label_value, topology_key from batch_affinity_term) s
-      join pod_label l on l.label_key = s.label_key and l.label_value = s.label_value
-      join bound_pod q on q.name = l.pod_name and q.namespace = s.namespace
+select o.match_key, o.topology_key, dn.node_name
+from (select distinct s.match_key, s.topology_key, dq.label_value as domain
+      from (select distinct incoming_key as match_key, topology_key from batch_affinity_term) s
+      join pod_match m on m.match_key = s.match_key
+      join bound_pod q on q.name = m.pod_name
       join node_label dq on dq.node_name = q.node_name and dq.label_key = s.topology_key) o
 join node_label dn on dn.label_key = o.topology_key and dn.label_value = o.domain;
 
--- Topology domains for the hard spreading constraints of the pods a model
--- decides: (group, topology key, domain) over the domains of ready,
--- schedulable nodes, with the group's bound pods there, its size and the
--- number of domains. The batch's (group, key) pairs are found first: a
--- join of every batch pod with every node's label, grouped afterwards,
--- took 70 ms per 100-pod batch on 500 nodes. The domains, the bound
--- counts and the domain counts are each one grouped pass over the labels
--- of the batch's keys only: as subqueries per (group, domain) they read
--- every bound pod of the group once per domain, and every node label
--- (hostnames included) for the domains, 3.6 ms per TopologySpreading
+-- The pods of the batch whose required anti-affinity term selects
+-- themselves (replicas kept apart), per term; a term a pod repeats counts
+-- once (h14e's all_different would keep the pod from itself).
+create view anti_affinity_group as
+select distinct t.pod_name, t.match_key, t.topology_key
+from batch_affinity_term t
+join pod_match m on m.match_key = t.match_key and m.pod_name = t.pod_name
+where t.anti = true;
+
+-- The batch pods a self-selecting anti-affinity term (anti_affinity_group)
+-- selects that do not hold it: they must keep away from its holders.
+create view anti_affinity_target as
+select m.match_key, t.topology_key, m.pod_name
+from batch_pod b
+join pod_match m on m.pod_name = b.pod_name
+join (select distinct match_key, topology_key from anti_affinity_group) t on t.match_key = m.match_key
+where not exists (select 1 from pod_affinity_term u where u.pod_name = m.pod_name and u.match_key = t.match_key
+                  and u.topology_key = t.topology_key and u.anti = true and u.required = true);
+
+-- Pairs of batch pods kept apart by a required anti-affinity term that is
+-- not one of both: pod_a holds the term, pod_b is selected by it, and not
+-- both hold it and are selected (anti_affinity_group): a holder the term
+-- does not select with every batch pod it selects, and a holder it
+-- selects with the targets (anti_affinity_target). Per domain of the
+-- term's topology key but hostname: anti_affinity_pair_domain.
+create view anti_affinity_pair as
+select h.pod_name as pod_a, m.pod_name as pod_b, h.topology_key
+from (select t.pod_name, t.match_key, t.topology_key from batch_affinity_term t
+      where t.anti = true
+        and not exists (select 1 from pod_match s where s.match_key = t.match_key and s.pod_name = t.pod_name)) h
+join pod_match m on m.match_key = h.match_key
+join batch_pod b on b.pod_name = m.pod_name
+where m.pod_name <> h.pod_name
+union
+select g.pod_name, x.pod_name, g.topology_key
+from anti_affinity_group g
+join anti_affinity_target x on x.match_key = g.match_key and x.topology_key = g.topology_key
+where g.match_key in (select match_key from anti_affinity_target);
+
+create view anti_affinity_pair_domain as
+select distinct p.pod_a, p.pod_b, l.label_key, l.label_value
+from anti_affinity_pair p join node_label l on l.label_key = p.topology_key
+where p.topology_key <> 'kubernetes.io/hostname';
+
+-- Required affinity of the batch: one row per (pod, topology key) of its
+-- terms; match_key selects the pods that match every term of the pod.
+create view batch_affinity as
+select distinct pod_name, match_key, topology_key from batch_affinity_term where anti = false;
+
+-- Batch pods without required affinity terms that the keys select: they
+-- may support a pod with the terms (bound before it).
+create view affinity_anchor as
+select distinct a.match_key, m.pod_name
+from (select distinct match_key from batch_affinity) a
+join pod_match m on m.match_key = a.match_key
+join batch_pod b on b.pod_name = m.pod_name
+where not exists (select 1 from batch_affinity x where x.pod_name = m.pod_name);
+
+-- Keys that no bound pod matches and whose batch pods that match all have
+-- the key: those pods may take the first-pod exemption.
+create view affinity_first_peer as
+select a.pod_name, a.match_key, a.topology_key
+from batch_affinity a
+join pod_match s on s.match_key = a.match_key and s.pod_name = a.pod_name
+where a.match_key not in (select d.match_key from term_domain_match d)
+  and a.match_key not in (select m.match_key from pod_match m join batch_pod b on b.pod_name = m.pod_name
+                          where not exists (select 1 from pod_affinity_term x where x.pod_name = m.pod_name
+                                            and x.match_key = m.match_key and x.required = true and x.anti = false));
+
+-- Topology domains for weave's even spreading (N2, max_skew 0) of the
+-- groups of the pods a model decides: (group, topology key, domain) over
+-- the domains of ready, schedulable nodes, with the group's bound pods
+-- there, its size and the number of domains. The batch's (group, key)
+-- pairs are found first: a join of every batch pod with every node's
+-- label, grouped afterwards, took 70 ms per 100-pod batch on 500 nodes.
+-- The domains, the bound counts and the domain counts are each one grouped
+-- pass over the labels of the batch's keys only: as subqueries per (group,
+-- domain) they read every bound pod of the group once per domain, and
+-- every node label (hostnames included) for the domains, 3.6 ms per
 -- batch at 500 nodes.
-create view spread_key as
+create view even_spread_key as
 select distinct c.topology_key
 from batch_pod join pod_spread_constraint c on c.pod_name = batch_pod.pod_name
-where c.hard = true;
+where c.hard = true and c.max_skew = 0;
 
-create view spread_domain as
-select s.group_name, s.topology_key, d.domain, s.max_skew,
+create view even_spread_domain as
+select s.group_name, s.topology_key, d.domain,
   coalesce(b.bound, 0) as bound,
   (select count(*) from pod g where g.group_name = s.group_name and (g.phase = 'Pending' or g.phase = 'Running')) as group_size,
   k.domains
-from (select p.group_name, c.topology_key, min(c.max_skew) as max_skew
+from (select distinct p.group_name, c.topology_key
       from batch_pod join pod p on p.name = batch_pod.pod_name
       join pod_spread_constraint c on c.pod_name = p.name
-      where c.hard = true
-      group by p.group_name, c.topology_key) s
+      where c.hard = true and c.max_skew = 0) s
 join (select distinct dl.label_key, dl.label_value as domain
       from node_label dl join node n on n.name = dl.node_name
       where n.ready = true and n.unschedulable = false
-        and dl.label_key in (select topology_key from spread_key)) d on d.label_key = s.topology_key
+        and dl.label_key in (select topology_key from even_spread_key)) d on d.label_key = s.topology_key
 join (select dl.label_key, count(distinct dl.label_value) as domains
       from node_label dl join node n on n.name = dl.node_name
       where n.ready = true and n.unschedulable = false
-        and dl.label_key in (select topology_key from spread_key)
+        and dl.label_key in (select topology_key from even_spread_key)
       group by dl.label_key) k on k.label_key = s.topology_key
 left join (select b.group_name, bl.label_key, bl.label_value, count(*) as bound
            from bound_pod b join node_label bl on bl.node_name = b.node_name
-           where bl.label_key in (select topology_key from spread_key)
+           where bl.label_key in (select topology_key from even_spread_key)
              and b.group_name in (select p.group_name from batch_pod join pod p on p.name = batch_pod.pod_name)
            group by b.group_name, bl.label_key, bl.label_value) b
   on b.group_name = s.group_name and b.label_key = s.topology_key and b.label_value = d.domain;
 
--- Pods of each spread group per domain once the decided pods are placed:
--- bound before, added by the model.
-create view spread_count as
-select s.group_name, s.topology_key, s.domain, s.max_skew, s.group_size, s.domains, s.bound,
+-- Pods of each evenly spread group per domain once the decided pods are
+-- placed: bound before, added by the model.
+create view even_spread_count as
+select s.group_name, s.topology_key, s.domain, s.group_size, s.domains, s.bound,
   (select count(*) from pending_pod q
    where q.group_name = s.group_name
      and q.node_name in (select l.node_name from node_label l
                          where l.label_key = s.topology_key and l.label_value = s.domain)) as added
-from spread_domain s;
+from even_spread_domain s;
+
+-- PodTopologySpread (N3): the batch's hard constraints, one row per spread
+-- key (the replicas of a deployment share theirs) with a pod that has it.
+create view topology_spread_key as
+select c.spread_key, c.match_key, c.topology_key, c.max_skew, c.min_domains,
+  case when c.counted then 1 else 0 end as counted, case when c.self_match then 1 else 0 end as self_match,
+  c.node_affinity_policy, c.node_taints_policy, min(c.pod_name) as pod_name
+from batch_pod b join pod_spread_constraint c on c.pod_name = b.pod_name
+where c.hard = true and c.max_skew > 0
+group by c.spread_key, c.match_key, c.topology_key, c.max_skew, c.min_domains, c.counted, c.self_match,
+  c.node_affinity_policy, c.node_taints_policy;
+
+-- (pod, node) when the pod's spec.nodeSelector or its required
+-- node-affinity terms rule the node out (NodeAffinity's
+-- RequiredNodeAffinity.Match), for the pods of topology_spread_key whose
+-- constraints honour node affinity (nodeAffinityPolicy Honor, the default).
+create view required_node_affinity_mismatch as
+select k.pod_name, node.name as node_name
+from (select distinct pod_name from topology_spread_key where node_affinity_policy = 'Honor') k, node
+where exists (select 1 from pod_node_selector s where s.pod_name = k.pod_name
+              and not exists (select 1 from node_label l where l.node_name = node.name
+                              and l.label_key = s.label_key and l.label_value = s.label_value))
+   or (exists (select 1 from batch_node_affinity_term t where t.pod_name = k.pod_name)
+       and not exists (select 1 from batch_node_affinity_term t where t.pod_name = k.pod_name
+                       and not exists (select 1 from node_affinity_unmet u
+                                       where u.term_key = t.term_key and u.node_name = node.name)));
+
+-- (pod, node) when the node has a NoSchedule or NoExecute taint the pod
+-- does not tolerate (TaintToleration's DoNotScheduleTaintsFilterFunc), for
+-- the pods of topology_spread_key whose constraints honour taints
+-- (nodeTaintsPolicy Honor; Ignore is the default).
+create view untolerated_do_not_schedule_taint as
+select distinct k.pod_name, t.node_name
+from (select distinct pod_name from topology_spread_key where node_taints_policy = 'Honor') k, node_taint t
+where (t.effect = 'NoSchedule' or t.effect = 'NoExecute')
+  and not exists (select 1 from pod_toleration o
+    where o.pod_name = k.pod_name and (o.effect = '' or o.effect = t.effect)
+      and ((o.toleration_key = '' and o.operator = 'Exists')
+        or (o.toleration_key = t.taint_key and (o.operator = 'Exists' or o.toleration_value = t.taint_value))));
+
+-- The nodes each spread key counts pods on, with their domain: they carry
+-- every topology key of the pod's hard constraints and pass its
+-- node-inclusion policies (PodTopologySpread's calPreFilterState). Every
+-- node, ready or not, as kube-scheduler's snapshot has them.
+create view topology_spread_node as
+select k.spread_key, l.node_name, l.label_value as domain
+from topology_spread_key k
+join node_label l on l.label_key = k.topology_key
+where not exists (select 1 from pod_spread_constraint o where o.pod_name = k.pod_name and o.hard = true and o.max_skew > 0
+                  and not exists (select 1 from node_label x where x.node_name = l.node_name and x.label_key = o.topology_key))
+  and not exists (select 1 from required_node_affinity_mismatch m where m.pod_name = k.pod_name and m.node_name = l.node_name)
+  and not exists (select 1 from untolerated_do_not_schedule_taint u where u.pod_name = k.pod_name and u.node_name = l.node_name);
+
+-- Spread keys whose pods can be bound in an order that keeps each within
+-- its skew whenever the final counts are (n3_topology_spread): every batch
+-- pod the key counts has this constraint as its only hard one (of
+-- PodTopologySpread) and no required affinity term, and every batch pod
+-- with the key is counted by it.
+create view topology_spread_ordered as
+select k.spread_key from topology_spread_key k
+where not exists (select 1 from pod_match m join batch_pod b on b.pod_name = m.pod_name
+                  where m.match_key = k.match_key
+                    and (not exists (select 1 from pod_spread_constraint c where c.pod_name = m.pod_name
+                                     and c.spread_key = k.spread_key and c.hard = true)
+                         or exists (select 1 from pod_spread_constraint c where c.pod_name = m.pod_name
+                                    and c.hard = true and c.max_skew > 0 and c.spread_key <> k.spread_key)
+                         or exists (select 1 from pod_affinity_term t where t.pod_name = m.pod_name
+                                    and t.required = true and t.anti = false)))
+  and not exists (select 1 from pod_spread_constraint c join batch_pod b on b.pod_name = c.pod_name
+                  where c.spread_key = k.spread_key and c.hard = true
+                    and c.pod_name not in (select m.pod_name from pod_match m where m.match_key = k.match_key));
+
+-- The bound pods each spread key counts per domain.
+create view topology_spread_bound as
+select s.spread_key, s.domain, count(m.pod_name) as bound
+from topology_spread_node s
+join topology_spread_key k on k.spread_key = s.spread_key
+left join bound_pod b on b.node_name = s.node_name
+left join pod_match m on m.pod_name = b.name and m.match_key = k.match_key
+group by s.spread_key, s.domain;
+
+-- Per spread key and domain: the bound pods counted there, the least such
+-- count over the key's domains, the number of domains, and whether the
+-- key's pods can be ordered (topology_spread_ordered).
+create view topology_spread_domain as
+select d.spread_key, d.domain, d.bound, k.match_key, k.max_skew, k.min_domains, k.counted, k.self_match,
+  a.domains, a.bound_min,
+  case when d.spread_key in (select spread_key from topology_spread_ordered) then 1 else 0 end as ordered
+from topology_spread_bound d
+join topology_spread_key k on k.spread_key = d.spread_key
+join (select spread_key, count(*) as domains, min(bound) as bound_min from topology_spread_bound group by spread_key) a
+  on a.spread_key = d.spread_key;
+
+-- Per spread key and domain once the decided pods are placed: the pods
+-- counted (bound, and placed by the model on the domain's counted nodes),
+-- and the pods with the key placed there.
+create view topology_spread_count as
+select d.spread_key, d.domain, d.max_skew, d.min_domains, d.counted, d.self_match, d.domains, d.bound_min, d.ordered,
+  d.bound + (select count(*) from pending_pod q
+             where q.pod_name in (select m.pod_name from batch_pod_match m where m.match_key = d.match_key)
+               and q.node_name in (select s.node_name from topology_spread_node s
+                                   where s.spread_key = d.spread_key and s.domain = d.domain)) as pods,
+  (select count(*) from pending_pod q
+   where q.pod_name in (select c.pod_name from batch_spread_constraint c where c.spread_key = d.spread_key)
+     and q.node_name in (select s.node_name from topology_spread_node s
+                         where s.spread_key = d.spread_key and s.domain = d.domain)) as holders
+from topology_spread_domain d;
 
 -- Bound pods of the groups of the pods a model decides, per node.
 create view group_node_load as

@@ -129,33 +129,6 @@ func nodeSelectorTerm(t v1.NodeSelectorTerm) []scheduler.NodeRequirement {
 	return append(requirements(t.MatchExpressions, false), requirements(t.MatchFields, true)...)
 }
 
-// affinityTerm converts a pod (anti-)affinity term. The scheduler package matches one label Key=Value; a
-// selector with several matchLabels is narrowed to its first one (in key order), matchExpressions with the
-// In operator and one value are accepted too.
-func affinityTerm(t v1.PodAffinityTerm, anti, required bool, weight int64) (scheduler.PodAffinityTerm, bool) {
-	out := scheduler.PodAffinityTerm{Anti: anti, Required: required, Weight: weight, TopologyKey: t.TopologyKey}
-	if t.LabelSelector == nil {
-		return out, false
-	}
-	first := ""
-	for k := range t.LabelSelector.MatchLabels {
-		if first == "" || k < first {
-			first = k
-		}
-	}
-	if first != "" {
-		out.Key, out.Value = first, t.LabelSelector.MatchLabels[first]
-		return out, true
-	}
-	for _, e := range t.LabelSelector.MatchExpressions {
-		if e.Operator == "In" && len(e.Values) == 1 {
-			out.Key, out.Value = e.Key, e.Values[0]
-			return out, true
-		}
-	}
-	return out, false
-}
-
 // toPod converts a pod.
 func toPod(p *v1.Pod) scheduler.Pod {
 	out := scheduler.Pod{
@@ -207,30 +180,9 @@ func toPod(p *v1.Pod) scheduler.Pod {
 				out.PreferredNodeAffinity = append(out.PreferredNodeAffinity, scheduler.PreferredNodeTerm{Weight: int64(pt.Weight), Requirements: nodeSelectorTerm(pt.Preference)})
 			}
 		}
-		add := func(t v1.PodAffinityTerm, anti, required bool, w int64) {
-			if at, ok := affinityTerm(t, anti, required, w); ok {
-				out.Affinity = append(out.Affinity, at)
-			}
-		}
-		if pa := a.PodAffinity; pa != nil {
-			for _, t := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
-				add(t, false, true, 0)
-			}
-			for _, t := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
-				add(t.PodAffinityTerm, false, false, int64(t.Weight))
-			}
-		}
-		if pa := a.PodAntiAffinity; pa != nil {
-			for _, t := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
-				add(t, true, true, 0)
-			}
-			for _, t := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
-				add(t.PodAffinityTerm, true, false, int64(t.Weight))
-			}
-		}
 	}
-	for _, c := range p.Spec.TopologySpreadConstraints {
-		out.Spread = append(out.Spread, scheduler.SpreadConstraint{TopologyKey: c.TopologyKey, MaxSkew: int64(c.MaxSkew), Hard: c.WhenUnsatisfiable == v1.DoNotSchedule})
-	}
+	out.Affinity = podAffinityTerms(p.Spec.Affinity)
+	out.Spread = spreadConstraints(p)
+	out.Terminating = p.DeletionTimestamp != nil
 	return out
 }

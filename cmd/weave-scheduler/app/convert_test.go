@@ -1,11 +1,14 @@
 package app
 
 import (
+	"reflect"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/weavesql/weave/scheduler"
 )
 
 func TestToPodAndNode(t *testing.T) {
@@ -28,7 +31,7 @@ func TestToPodAndNode(t *testing.T) {
 	if sp.Name != "ns/p" || sp.CPU != 2000 || sp.Memory != 96 || sp.Phase != "Pending" || len(sp.HostPorts) != 1 || sp.HostPorts[0].Protocol != "TCP" {
 		t.Fatalf("%+v", sp)
 	}
-	if len(sp.Affinity) != 1 || !sp.Affinity[0].Anti || !sp.Affinity[0].Required || sp.Affinity[0].Key != "app" {
+	if len(sp.Affinity) != 1 || !sp.Affinity[0].Anti || !sp.Affinity[0].Required || !reflect.DeepEqual(sp.Affinity[0].Selector, scheduler.SelectLabels(map[string]string{"app": "web"})) {
 		t.Fatalf("affinity %+v", sp.Affinity)
 	}
 	n := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{v1.LabelTopologyZone: "z1"}},

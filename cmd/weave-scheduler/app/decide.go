@@ -38,8 +38,9 @@ type Decision struct {
 
 // Decide runs weave-scheduler's placement over a snapshot with the conversions, policies and checks of a live
 // replica (cfg as for one; the state is the in-memory default whatever cfg.StateDB says), batch after batch
-// until no pending pod is left to try: a pod a batch leaves without a node is not tried again, bindings are
-// assumed, nothing is preempted. It talks to no API server. Differential tests judge its decisions against
+// until no pending pod is left to try: as in the live loop, a pod a batch leaves without a node is tried again
+// in the next batch if it fits some node alone, and is unschedulable otherwise (or once a batch binds nothing);
+// bindings are assumed, nothing is preempted. It talks to no API server. Differential tests judge its decisions against
 // kube-scheduler's own Filter plugins.
 func Decide(ctx context.Context, cfg Config, snap Snapshot) (Decision, error) {
 	cfg.StateDB = ""
@@ -91,14 +92,20 @@ func Decide(ctx context.Context, cfg Config, snap Snapshot) (Decision, error) {
 		for _, b := range bs {
 			d.Bindings[b.Pod] = b.Node
 		}
+		if len(bs) == 0 && len(us) == 0 {
+			return Decision{}, fmt.Errorf("decide: a batch decided nothing with %d pods pending", len(s.brain.Pending()))
+		}
+		// As the loop's triage (failed): a pod the batch left out that fits some node alone as the state now
+		// is stays queued for the next batch, while batches still bind pods; the others are unschedulable.
+		st := s.brain.PolicyState()
 		for _, u := range us {
+			if sp := st.Pods[u.Pod]; len(bs) > 0 && sp != nil && st.FitsSomewhere(sp) {
+				continue
+			}
 			d.Unschedulable[u.Pod] = u.Reason
 			if err := s.brain.DeletePod(ctx, u.Pod); err != nil {
 				return Decision{}, err
 			}
-		}
-		if len(bs) == 0 && len(us) == 0 {
-			return Decision{}, fmt.Errorf("decide: a batch decided nothing with %d pods pending", len(s.brain.Pending()))
 		}
 	}
 	s.mu.Lock()

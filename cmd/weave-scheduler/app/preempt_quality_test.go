@@ -65,7 +65,7 @@ func TestPreemptQuality(t *testing.T) {
 // checked with the default waits, the other waits are logged. WEAVE_PREEMPT_QUALITY=1 runs it.
 func TestPreemptQualityCrossNode(t *testing.T) {
 	nodes := qualityNodes(t, "WEAVE_PREEMPT_QUALITY", 100)
-	anti := []scheduler.PodAffinityTerm{{Anti: true, Required: true, Key: "app", Value: "db", TopologyKey: scheduler.LabelZone}}
+	anti := []scheduler.PodAffinityTerm{{Anti: true, Required: true, Selector: scheduler.SelectLabels(map[string]string{"app": "db"}), TopologyKey: scheduler.LabelZone}}
 	db := map[string]string{"app": "db"}
 	for _, unplaced := range []time.Duration{-1, 100 * time.Millisecond, 0, time.Second} {
 		for _, n := range []int{1, 5, 10, 20} {

@@ -38,6 +38,7 @@ func unsupported(p *v1.Pod) []unsupportedField {
 		out = append(out, unsupportedField{"spec.schedulingGroup",
 			"pod groups (gang and topology-aware workload scheduling) are not supported yet"})
 	}
+	out = append(out, selectorFieldsUnsupported(p)...)
 	return out
 }
 

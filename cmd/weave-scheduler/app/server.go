@@ -310,9 +310,13 @@ func (s *Server) startInformers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	namespaces, err := s.namespaceInformer()
+	if err != nil {
+		return err
+	}
 	// A watch error is logged and the reflector relists (then the handlers see every object again: the state
 	// converges to the fresh list).
-	for _, inf := range append([]cache.SharedIndexInformer{nodes, pods}, vols...) {
+	for _, inf := range append([]cache.SharedIndexInformer{nodes, pods}, append(vols, namespaces)...) {
 		_ = inf.SetWatchErrorHandler(func(r *cache.Reflector, err error) {
 			s.log.Warn("watch interrupted; relisting", "error", err)
 		})

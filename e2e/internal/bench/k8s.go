@@ -84,7 +84,7 @@ func podObject(sp scheduler.Pod, ns, schedulerName string) *v1.Pod {
 		}
 		p.Spec.TopologySpreadConstraints = append(p.Spec.TopologySpreadConstraints, v1.TopologySpreadConstraint{
 			MaxSkew: int32(sc.MaxSkew), TopologyKey: sc.TopologyKey, WhenUnsatisfiable: when,
-			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"group": sp.Group}}})
+			LabelSelector: metaSelector(sc.Selector)})
 	}
 	var aff, anti []v1.PodAffinityTerm
 	for _, t := range sp.Affinity {
@@ -92,8 +92,8 @@ func podObject(sp scheduler.Pod, ns, schedulerName string) *v1.Pod {
 			continue
 		}
 		term := v1.PodAffinityTerm{
-			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{t.Key: t.Value}},
-			TopologyKey:   t.TopologyKey,
+			LabelSelector: metaSelector(t.Selector), Namespaces: t.Namespaces,
+			NamespaceSelector: metaSelector(t.NamespaceSelector), TopologyKey: t.TopologyKey,
 		}
 		if t.Anti {
 			anti = append(anti, term)
@@ -376,4 +376,16 @@ func waitSettled(ctx context.Context, w *harness.BindWatch, want int, quiet, tim
 
 func isGoneOrConflict(err error) bool {
 	return apierrors.IsNotFound(err) || apierrors.IsConflict(err)
+}
+
+// metaSelector writes a scheduler package selector as the API's (nil stays nil).
+func metaSelector(s *scheduler.LabelSelector) *metav1.LabelSelector {
+	if s == nil {
+		return nil
+	}
+	out := &metav1.LabelSelector{MatchLabels: s.MatchLabels}
+	for _, r := range s.MatchExpressions {
+		out.MatchExpressions = append(out.MatchExpressions, metav1.LabelSelectorRequirement{Key: r.Key, Operator: metav1.LabelSelectorOperator(r.Operator), Values: r.Values})
+	}
+	return out
 }

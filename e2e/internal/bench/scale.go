@@ -49,7 +49,7 @@ func scaleWorkloads(nodes int, r *Runner) []scaleWorkload {
 		return func(i int) scheduler.Pod {
 			p := defaultPod(fmt.Sprintf("%s-%d", prefix, i))
 			p.Labels = map[string]string{"color": "green"}
-			p.Affinity = []scheduler.PodAffinityTerm{{Anti: true, Required: true, Key: "color", Value: "green", TopologyKey: scheduler.LabelHostname}}
+			p.Affinity = []scheduler.PodAffinityTerm{{Anti: true, Required: true, Selector: scheduler.SelectLabels(map[string]string{"color": "green"}), TopologyKey: scheduler.LabelHostname}}
 			return p
 		}
 	}
@@ -57,7 +57,7 @@ func scaleWorkloads(nodes int, r *Runner) []scaleWorkload {
 		return func(i int) scheduler.Pod {
 			p := defaultPod(fmt.Sprintf("%s-%d", prefix, i))
 			p.Labels = map[string]string{"foo": "bar"}
-			p.Affinity = []scheduler.PodAffinityTerm{{Required: true, Key: "foo", Value: "bar", TopologyKey: zoneKey}}
+			p.Affinity = []scheduler.PodAffinityTerm{{Required: true, Selector: scheduler.SelectLabels(map[string]string{"foo": "bar"}), TopologyKey: zoneKey}}
 			return p
 		}
 	}
@@ -71,7 +71,8 @@ func scaleWorkloads(nodes int, r *Runner) []scaleWorkload {
 	spread := func(i int) scheduler.Pod {
 		p := defaultPod(fmt.Sprintf("pod-%d", i))
 		p.Group = "blue"
-		p.Spread = []scheduler.SpreadConstraint{{TopologyKey: zoneKey, MaxSkew: 5, Hard: true}}
+		p.Labels = map[string]string{"group": "blue"}
+		p.Spread = []scheduler.SpreadConstraint{{TopologyKey: zoneKey, MaxSkew: 5, Hard: true, Selector: scheduler.SelectLabels(p.Labels)}}
 		return p
 	}
 	low := func(i int) scheduler.Pod {

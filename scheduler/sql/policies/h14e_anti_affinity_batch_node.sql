@@ -8,4 +8,4 @@ create view h14e_anti_affinity_batch_node as
 select all_different(pending_pod.node_name)
 from anti_affinity_group g join pending_pod on pending_pod.pod_name = g.pod_name
 where g.topology_key = 'kubernetes.io/hostname'
-group by g.namespace, g.label_key, g.label_value;
+group by g.match_key;

@@ -3,6 +3,6 @@
 -- domain of the topology key that receives pods: nodes (hostname) or zones.
 -- @hard_constraint
 create view n2_even_spread as
-select * from spread_count c
-where c.max_skew > 0 or c.added = 0
+select * from even_spread_count c
+where c.added = 0
    or c.bound + c.added <= (c.group_size + c.domains - 1) / c.domains;

@@ -1,12 +1,13 @@
 -- S7 (InterPodAffinity preferred terms, weight 2): + the weight of a
--- preferred affinity term, - that of an anti-affinity term, when the node's
--- topology domain holds a bound pod the term selects.
+-- preferred affinity term, - that of an anti-affinity term, for each bound
+-- pod the term selects (pod_match: its whole label selector over the
+-- namespaces it covers) in the node's topology domain.
 create view preferred_pod_score as
 select t.pod_name, dn.node_name, sum(case when t.anti then 0 - t.weight else t.weight end) as score
 from batch_pod
 join pod_affinity_term t on t.pod_name = batch_pod.pod_name and t.required = false
-join pod_label l on l.label_key = t.label_key and l.label_value = t.label_value
-join bound_pod q on q.name = l.pod_name
+join pod_match m on m.match_key = t.match_key
+join bound_pod q on q.name = m.pod_name
 join node_label dq on dq.node_name = q.node_name and dq.label_key = t.topology_key
 join node_label dn on dn.label_key = dq.label_key and dn.label_value = dq.label_value
 group by t.pod_name, dn.node_name;
