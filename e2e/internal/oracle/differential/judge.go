@@ -199,7 +199,19 @@ func Judge(ctx context.Context, o *oracle.Oracle, c *gen.Case, d app.Decision) (
 			final.Pods = append(final.Pods, p) // pending: the oracle leaves them out, as kube-scheduler's cache does
 		}
 	}
-	// Each binding against the final state first. A rejection there by a plugin whose verdict does not
+	// Some order in which kube-scheduler, one pod at a time, lets every pod onto its node makes every binding
+	// right: each pod is judged with the pods placed before it, and the last pod placed on a node with all of
+	// them, so resources, ports and anti-affinity (checked both ways) are judged in full too. Found greedily,
+	// it spares the judgements below, most of the cost of a judgement of many bindings (a live cluster's).
+	ok, err := greedy(ctx, o, final, ours, placed, sortedKeys(placed))
+	if err != nil {
+		return res, fmt.Errorf("seed %d: %w", c.Seed, err)
+	}
+	if ok {
+		err := judgeUnschedulable(ctx, o, c, d, final, ours, add)
+		return res, err
+	}
+	// Else each binding against the final state first. A rejection there by a plugin whose verdict does not
 	// depend on the order of the bindings (resources and ports count every pod of the node; anti-affinity is
 	// checked both ways; the rest read the node alone) is final. Required pod affinity and topology spread
 	// depend on the order: those bindings, and all that pass, are replayed.
@@ -258,6 +270,14 @@ func Judge(ctx context.Context, o *oracle.Oracle, c *gen.Case, d app.Decision) (
 				Detail: "it passes once every other binding is made, but no order of weave's bindings lets kube-scheduler make them all"})
 		}
 	}
+	err = judgeUnschedulable(ctx, o, c, d, final, ours, add)
+	return res, err
+}
+
+// judgeUnschedulable judges the pods called unschedulable against the final state (kube-scheduler trying
+// them last): one that fits a node is a missed placement.
+func judgeUnschedulable(ctx context.Context, o *oracle.Oracle, c *gen.Case, d app.Decision, final oracle.Cluster,
+	ours map[string]*v1.Pod, add func(Finding)) error {
 	for _, k := range sortedKeys(d.Unschedulable) {
 		p := ours[k]
 		if p == nil {
@@ -265,13 +285,13 @@ func Judge(ctx context.Context, o *oracle.Oracle, c *gen.Case, d app.Decision) (
 		}
 		v, err := o.Judge(ctx, final, p)
 		if err != nil {
-			return res, fmt.Errorf("seed %d: %s: %w", c.Seed, k, err)
+			return fmt.Errorf("seed %d: %s: %w", c.Seed, k, err)
 		}
 		if f := v.Feasible(); len(f) > 0 {
 			add(Finding{Kind: MissedPlacement, Pod: k, Feasible: f, Detail: d.Unschedulable[k]})
 		}
 	}
-	return res, nil
+	return nil
 }
 
 func key(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
