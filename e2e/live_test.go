@@ -297,11 +297,11 @@ func judgeLive(t *testing.T, ctx context.Context, o *oracle.Oracle, c *harness.C
 	if err != nil {
 		t.Fatalf("%s: judging the final state: %v", label, err)
 	}
-	replay := "an order of the bindings found"
+	replay := ""
 	if v.res.ReplayExhausted {
-		replay = "no order of the bindings found within the budget: judged in the final state"
+		replay = " (no order of the bindings found within the replay budget: judged in the final state)"
 	}
-	t.Logf("%s: %d pods bound, %d pending; the oracle judged them in %v (%s); %d findings (%d wrong bindings)\n%s",
+	t.Logf("%s: %d pods bound, %d pending; the oracle judged them in %v%s; %d findings (%d wrong bindings)\n%s",
 		label, len(v.bound), len(v.pending), time.Since(t0).Round(time.Millisecond), replay, len(v.res.Findings),
 		v.count(differential.WrongBinding), strings.Join(pendingLines, "\n"))
 	for _, f := range v.res.Findings {
