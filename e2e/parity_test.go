@@ -40,7 +40,7 @@ import (
 // theirs is a doubt about the oracle). The counts each scheduler bound are in the test log. 19 s for both
 // runs on the loaded 2-core machine (2026-11-27, 1e69517). E2E_WEAVE_DISABLE=H5 (policies to disable,
 // comma-separated) runs the mutation check: the test must then fail (with H5 off, NodeResourcesFit rejects two
-// GPU pods; with H14 off, InterPodAffinity one db pod).
+// GPU pods; with H14 off, InterPodAffinity a cache pod outside the zones of team-b's db pods).
 func TestLiveParity(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two live clusters")
