@@ -39,7 +39,14 @@
 // before any solution it repairs the deepest partial assignment: its
 // unplaced items plus random bins, or, every other round, bins drawn
 // with a bias towards those that leave the most room (a tight packing
-// needs that room for its unplaced items).
+// needs that room for its unplaced items). When the objective is one
+// variable defined by min constraints over arguments linked to bins (the
+// smallest spare over the used bins and the resources), three LNS rounds
+// in four are bottleneck rounds (lns_maxmin.go): repack a bottleneck bin
+// with roomy and random ones so that every repacked argument rises above
+// the minimum; a solution at the same objective with fewer arguments at
+// the minimum becomes the incumbent (leximin improvement), and the base
+// level then holds only "as good as the incumbent" (solver.weakRoot).
 //
 // The time limit and the context are honoured in every phase, root
 // propagation, implied cliques and the bound probe included: an

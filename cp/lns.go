@@ -41,6 +41,11 @@ type lnsState struct {
 	cand   []int32
 	moved  []int32
 
+	// maxMin is the structure of a max-min objective, for bottleneck
+	// rounds (lns_maxmin.go); nil if the objective is not one.
+	maxMin     *maxMinState
+	maxMinDone bool
+
 	pos     map[int32]int // decision variable -> position (partial LNS)
 	binVals []int64
 	bps     []*binPackProp // objective-relevant bin-packing constraints
@@ -225,6 +230,12 @@ func (s *solver) lnsRound(c *searchCtl, st *lnsState, base int) bool {
 	kind := st.round % 3
 	if hasBins && !st.linked {
 		s.linkObjectiveBins(st)
+	}
+	if hasBins && !st.maxMinDone {
+		s.initMaxMin(st)
+	}
+	if st.maxMin != nil && st.round%4 != 3 && !maxMinOff && s.maxMinRound(c, st, base) {
+		return false
 	}
 	if len(st.crit) > 0 && st.round%4 == 3 {
 		// Bins linked to a min/max objective: half of the rounds are
@@ -501,6 +512,9 @@ func (s *solver) partialRound(c *searchCtl, st *lnsState, base int) dfsResult {
 	}
 	return res
 }
+
+// maxMinOff disables the bottleneck rounds (tests, measurements).
+var maxMinOff = false
 
 // lnsWasteOff disables the waste-guided partial neighbourhoods (tests).
 var lnsWasteOff = false

@@ -48,4 +48,20 @@ func (p *amoProp) propagate(s *solver) bool {
 // bound lives outside the trail so it survives backtracking.
 type objProp struct{}
 
-func (objProp) propagate(s *solver) bool { return s.setMax(s.objVar, s.objUB) }
+func (objProp) propagate(s *solver) bool {
+	ub := s.objUB
+	if s.weakRoot && (s.sideways || s.level() <= s.objBase) && ub < maxInt64 {
+		ub++ // as good as the incumbent (see solver.weakRoot)
+	}
+	if !s.setMax(s.objVar, ub) {
+		return false
+	}
+	if s.sideways {
+		for _, a := range s.subArgs {
+			if !s.setMin(a, s.subFloor) {
+				return false
+			}
+		}
+	}
+	return true
+}

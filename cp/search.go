@@ -19,6 +19,7 @@ type searchCtl struct {
 
 	branches, conflicts, solutions int64
 	restarts, lnsRounds, lnsImpr   int64
+	sideMoves                      int64 // bottleneck rounds' solutions at the incumbent's objective
 	conflictsByCon                 map[int]int64
 
 	best    []int64 // incumbent assignment (engine variables)
@@ -39,8 +40,12 @@ type searchCtl struct {
 	probePending bool
 	lastImprove  time.Time // when the incumbent last improved
 	useIncumbent bool      // solution-guided value choice
-	bestFit      bool      // bin-packing value choice: best fit instead of worst fit
-	objDir       []int8
+	// sideways: a bottleneck round (lns_maxmin.go) is under way, whose
+	// constraints make any solution lexicographically better than the
+	// incumbent even at the same objective; the search returns at it.
+	sideways bool
+	bestFit  bool // bin-packing value choice: best fit instead of worst fit
+	objDir   []int8
 
 	start         time.Time
 	firstSolution time.Duration
@@ -171,6 +176,12 @@ func (s *solver) dfs(c *searchCtl, base int, conflictLimit int64) dfsResult {
 				if c.probePending {
 					return dfsLimit // run the bound probe now
 				}
+				if c.sideways {
+					if s.raiseFloor() {
+						continue
+					}
+					return dfsLimit
+				}
 				s.objUB = c.bestObj - 1
 				s.enqueue(s.objProp)
 				continue
@@ -216,6 +227,19 @@ func (s *solver) dfs(c *searchCtl, base int, conflictLimit int64) dfsResult {
 	}
 }
 
+// dfsBelow is dfs from base, or, when the base level holds only the weak
+// objective bound (solver.weakRoot), from a level above it where the
+// strict bound holds: a refutation is then never applied at the base
+// level, where it would exclude solutions only as good as the incumbent.
+func (s *solver) dfsBelow(c *searchCtl, base int, conflictLimit int64) dfsResult {
+	if !s.weakRoot {
+		return s.dfs(c, base, conflictLimit)
+	}
+	s.pushLevel()
+	s.decisions = append(s.decisions, decision{v: -1})
+	return s.dfs(c, base+1, conflictLimit)
+}
+
 // flushPartial offers the pending node to notePartial. Domains only
 // shrink below a node, so of the nodes of a dive the deepest fixes the
 // most decision variables (a superset, with the same values): offering
@@ -233,10 +257,20 @@ func (s *solver) flushPartial(c *searchCtl) {
 }
 
 func (s *solver) recordSolution(c *searchCtl) {
-	if c.best != nil && s.hasObj && s.lo[s.objVar] >= c.bestObj {
+	same := c.best != nil && s.hasObj && s.lo[s.objVar] == c.bestObj
+	if c.best != nil && s.hasObj && (s.lo[s.objVar] > c.bestObj || same && !c.sideways) {
 		// Not an improvement: a leaf reached under an older bound than an
 		// incumbent imported from another worker (never with one worker,
 		// whose bound propagates before the next leaf).
+		return
+	}
+	if same {
+		// A bottleneck round's solution (lns_maxmin.go): better, at the
+		// same objective; it is neither shared with other workers nor
+		// counted as an improvement (ImprovementTimeout).
+		c.sideMoves++
+		copy(c.best, s.lo)
+		s.deriveLits(c.best)
 		return
 	}
 	c.solutions++
@@ -250,19 +284,25 @@ func (s *solver) recordSolution(c *searchCtl) {
 		c.best = make([]int64, len(s.lo))
 	}
 	copy(c.best, s.lo)
-	for _, d := range s.derived {
-		x := c.best[d.x]
-		b := int64(0)
-		if (d.eq && x == d.val) || (!d.eq && x <= d.val) {
-			b = 1
-		}
-		c.best[d.b] = b
-	}
+	s.deriveLits(c.best)
 	if s.hasObj {
 		c.bestObj = s.lo[s.objVar]
 	}
 	if c.shared != nil {
 		c.shared.publish(c, s.hasObj)
+	}
+}
+
+// deriveLits sets the encoding literals presolve left out (solver.derived)
+// in an assignment from their variables.
+func (s *solver) deriveLits(vals []int64) {
+	for _, d := range s.derived {
+		x := vals[d.x]
+		b := int64(0)
+		if (d.eq && x == d.val) || (!d.eq && x <= d.val) {
+			b = 1
+		}
+		vals[d.b] = b
 	}
 }
 

@@ -185,6 +185,19 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 	}
 	s.ctl = nil // the search polls shouldStop itself
 	lns := &lnsState{frac: 0.2}
+	if !p.DisableLNS && !maxMinOff && len(s.h.scale) > 0 && s.hasObj {
+		// A max-min objective over bins: bottleneck rounds accept
+		// solutions as good as the incumbent (lns_maxmin.go), so the
+		// base level holds only "no worse" and every search below it
+		// adds "better" (solver.weakRoot).
+		if s.maxMinObjective() >= 0 {
+			s.linkObjectiveBins(lns)
+			s.initMaxMin(lns)
+		}
+		if lns.maxMin != nil {
+			s.weakRoot, s.objBase = true, base
+		}
+	}
 	var i int64
 	plns := &lnsState{frac: 0.1}
 	cliqueObj := int64(maxInt64)
@@ -194,7 +207,7 @@ func (s *solver) run(c *searchCtl, ok bool, p Params, st *Stats, start time.Time
 		if c.best == nil && !p.DisableLNS && len(s.decisionVars) > 0 {
 			s.startPartial(c)
 		}
-		res := s.dfs(c, base, restartLimit(i, small, c.strat.restartUnit))
+		res := s.dfsBelow(c, base, restartLimit(i, small, c.strat.restartUnit))
 		if c.partial != nil && c.best == nil {
 			s.endPartial(c)
 		}

@@ -81,6 +81,20 @@ type solver struct {
 	objVar  int32
 	objProp int32
 	objUB   int64
+	// weakRoot: the levels up to objBase (the assumptions) hold the
+	// objective at most objUB+1, as good as the incumbent, and every
+	// level above them objUB, better (pushLevel re-imposes it), except
+	// while sideways is set (a bottleneck round, lns_maxmin.go, looks
+	// for solutions as good as the incumbent). Root propagation under
+	// "better" would exclude those: a max-min incumbent's bottleneck
+	// bins could not keep their spare.
+	weakRoot bool
+	sideways bool
+	objBase  int
+	// subArgs are the objective's arguments a bottleneck round repacks,
+	// which objProp keeps at subFloor or above while sideways is set.
+	subArgs  []int32
+	subFloor int64
 
 	implied int             // implied constraints added by presolve
 	folded  int             // unary constraints folded into domains
@@ -409,6 +423,9 @@ func (s *solver) pushLevel() {
 	s.levelStart = append(s.levelStart, s.trail.len())
 	s.levels = len(s.levelStart)
 	s.newEpoch()
+	if s.weakRoot && s.levels == s.objBase+1 {
+		s.enqueue(s.objProp) // the strict bound, above the base
+	}
 }
 
 // backtrackTo undoes every change made above level l.

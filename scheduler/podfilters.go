@@ -484,19 +484,7 @@ func requiredNodeAffinityMatches(p *Pod, n *Node) bool {
 			return false
 		}
 	}
-	if len(p.RequiredNodeAffinity) == 0 {
-		return true
-	}
-	for _, term := range p.RequiredNodeAffinity {
-		all := true
-		for _, r := range term {
-			all = all && requirementHolds(n, r)
-		}
-		if all {
-			return true
-		}
-	}
-	return false
+	return p.RequiredNodeAffinity == nil || selectorHolds(n, p.RequiredNodeAffinity)
 }
 
 // checkBindingOrder checks H14 and N3 for the placed pods of a batch, bound

@@ -16,6 +16,13 @@ func (g *grounder) aggregate(e *ir.Agg, grp *group) value {
 	if v, ok := g.binAggregate(e, grp); ok {
 		return v
 	}
+	if e.Func == "min" || e.Func == "max" {
+		if p, ok := pickOf(e.Arg); ok && p.isMin == (e.Func == "min") {
+			if v, ok := g.pickAggregate(p, grp); ok {
+				return v
+			}
+		}
+	}
 	type item struct {
 		v       value
 		present form // member exists and its value is not NULL
@@ -286,7 +293,7 @@ func (g *grounder) minMax(isMin bool, vs []lin, ps []form) value {
 	} else {
 		g.note(g.m.AddMaxEquality(m, exprs))
 	}
-	if allPresent {
+	if allPresent || g.somePresent(pres) {
 		return intVal(varLin(m), fFalse)
 	}
 	return intVal(varLin(m), neg(or(pres...)))

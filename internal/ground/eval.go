@@ -840,6 +840,11 @@ func (g *grounder) project(q *ir.Query, outer *tuple) *rel {
 				continue
 			}
 			emit(scope{grp: grp}, guard)
+			// A value is read only where its row exists: a sum over a
+			// bin group, NULL when the bin is empty, is never NULL there.
+			for i, v := range out.rows[len(out.rows)-1].vals {
+				out.rows[len(out.rows)-1].vals[i] = notNullUnder(v, guard)
+			}
 		}
 	}
 	if q.Distinct {

@@ -391,7 +391,13 @@ func isStringConst(v value) bool {
 	return v.k == kConst && ok
 }
 
-func (g *grounder) caseExpr(e *ir.Case, sc scope) value {
+func (g *grounder) caseExpr(e *ir.Case, sc scope) (v value) {
+	if p, ok := pickOf(e); ok {
+		if v, ok := g.pickValue(p, sc); ok {
+			return v
+		}
+		defer func() { g.pickAlso(p, sc, v) }()
+	}
 	var build func(i int) value
 	build = func(i int) value {
 		if i == len(e.Whens) {
@@ -409,7 +415,8 @@ func (g *grounder) caseExpr(e *ir.Case, sc scope) value {
 		}
 		return g.choose(ct, g.expr(e.Whens[i].Result, sc), build(i+1))
 	}
-	return build(0)
+	v = build(0)
+	return v
 }
 
 // in is "x [not] in (...)": the disjunction of equalities, turned into a

@@ -88,19 +88,24 @@ func TestConstKeysDistinguishTypesAndBoundaries(t *testing.T) {
 	}
 }
 
-func TestHoldsAtZeroAndPairs(t *testing.T) {
+func TestHoldsWhenEmptyAndPairs(t *testing.T) {
 	m := cp.NewModel()
 	l := m.NewIntVar(0, 10, "load")
+	other := m.NewIntVar(0, 10, "load of another bin")
 	x := m.NewIntVar(0, 3, "x")
-	loads := map[cp.IntVar]binKey{l: {}}
-	if !holdsAtZero(fLin{e: varLin(l), lo: minInt, hi: 4}, loads) {
+	g := &grounder{loadVars: map[cp.IntVar]binKey{l: {v: 1}, other: {v: 2}}}
+	key := binKey{v: 1}
+	if !g.holdsWhenEmpty(fLin{e: varLin(l), lo: minInt, hi: 4}, key) {
 		t.Error("load <= 4 holds with no member present")
 	}
-	if holdsAtZero(fLin{e: varLin(l).add(constLin(-5), 1), lo: 0, hi: maxInt}, loads) {
+	if g.holdsWhenEmpty(fLin{e: varLin(l).add(constLin(-5), 1), lo: 0, hi: maxInt}, key) {
 		t.Error("load - 5 >= 0 does not hold at zero")
 	}
-	if holdsAtZero(fLin{e: varLin(x), lo: minInt, hi: 4}, loads) {
+	if g.holdsWhenEmpty(fLin{e: varLin(x), lo: minInt, hi: 4}, key) {
 		t.Error("a non-load variable is not known at zero")
+	}
+	if g.holdsWhenEmpty(fLin{e: varLin(l).add(varLin(other), 1), lo: minInt, hi: 4}, key) {
+		t.Error("the load of another bin is not 0 when this one is empty")
 	}
 	y := m.NewIntVar(0, 3, "y")
 	if a, b, ok := asPairNe(varLin(y).add(varLin(x), -1), 0); !ok || a != y || b != x {

@@ -253,28 +253,121 @@ func (g *grounder) guardForBin(b *binGroup, f form) (guard, rest form) {
 		keep = append(keep, c)
 	}
 	rest = and(keep...)
-	if holdsAtZero(rest, g.loadVars) {
+	pres := g.presence(b)
+	if g.holdsWhenEmpty(rest, g.loadVars[b.count]) {
 		return fTrue, rest
 	}
-	return g.presence(b), rest
+	return pres, rest
 }
 
-// holdsAtZero reports whether f is true when every load variable is 0.
-func holdsAtZero(f form, loads map[cp.IntVar]binKey) bool {
+// emptyBinGuard simplifies "guard → f" where guard is the presence of a
+// bin group ("count ≥ 1", a row of a grouped view read by a hard view's
+// where clause) and f holds when that bin is empty: f is required
+// unconditionally, as the having form does (guardForBin) — a filter
+// "cpu_spare >= 0" over a grouped view becomes a bound on the load.
+func (g *grounder) emptyBinGuard(guard, f form) form {
+	if key, ok := g.presenceOf(guard); ok && g.holdsWhenEmpty(f, key) {
+		return fTrue
+	}
+	return guard
+}
+
+// presenceOf reports whether f is "count ≥ 1" over a bin's count load,
+// and which bin.
+func (g *grounder) presenceOf(f form) (binKey, bool) {
+	p, ok := f.(fLin)
+	if !ok || p.lo != 1 || p.hi != maxInt {
+		return binKey{}, false
+	}
+	c, k, off, ok := p.e.single()
+	if !ok || k != 1 || off != 0 {
+		return binKey{}, false
+	}
+	key, ok := g.loadVars[c]
+	return key, ok
+}
+
+// holdsWhenEmpty reports whether f is true when the bin key is empty:
+// every variable f reads is a load of that bin (0 then) and f holds at 0.
+func (g *grounder) holdsWhenEmpty(f form, key binKey) bool {
 	switch f := f.(type) {
 	case fConst:
 		return bool(f)
 	case fLin:
 		for _, t := range f.e.terms {
-			if _, ok := loads[t.v]; !ok {
+			if k, ok := g.loadVars[t.v]; !ok || k != key {
 				return false
 			}
 		}
 		return f.e.k >= f.lo && f.e.k <= f.hi
 	case fAnd:
 		for _, h := range f {
-			if !holdsAtZero(h, loads) {
+			if !g.holdsWhenEmpty(h, key) {
 				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// notNullUnder drops the NULL condition of a value of a row that exists
+// under guard when guard rules NULL out: the sums of a bin group are NULL
+// only when the bin is empty, and its row exists only when it is not.
+// Every reader of a row's values conjoins its guard (filters, checks,
+// aggregates, scalar subqueries), so the value may be anything where the
+// guard is false. Comparisons and case expressions over such a value
+// then need no NULL branch (three-valued logic, a clause each).
+func notNullUnder(v value, guard form) value {
+	if v.k != kInt || !v.mayBeNull() {
+		return v
+	}
+	nn := neg(v.null)
+	conj := []form{guard}
+	if a, ok := guard.(fAnd); ok {
+		conj = a
+	}
+	for _, c := range conj {
+		if sameAtom(c, nn) {
+			v.null = fFalse
+			return v
+		}
+	}
+	return v
+}
+
+// somePresent reports whether at least one of the forms holds in every
+// solution: each is the presence of a bin of one set of items, and every
+// item must take one of these bins (a group by over a decision column
+// that cannot be NULL, with a group per value): a min over the groups is
+// then never NULL.
+func (g *grounder) somePresent(pres []form) bool {
+	if len(pres) == 0 {
+		return false
+	}
+	bins := map[int64]bool{}
+	items := -1
+	for _, p := range pres {
+		key, ok := g.presenceOf(p)
+		if !ok || items >= 0 && key.items != items {
+			return false
+		}
+		items = key.items
+		bins[key.v] = true
+	}
+	for _, ls := range g.loadOrder {
+		if ls.itemsID != items {
+			continue
+		}
+		if len(ls.items) == 0 {
+			return false
+		}
+		for _, x := range ls.items {
+			d := g.m.VarDomain(x.Index())
+			for _, v := range d.Values() {
+				if !bins[v] {
+					return false
+				}
 			}
 		}
 		return true

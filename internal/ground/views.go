@@ -56,7 +56,7 @@ func (g *grounder) hard(v *ir.View) {
 				l := g.assumption(v, dec, dec, data)
 				g.assume = &l
 			}
-			g.postImplied(t.guard, ct)
+			g.postImplied(g.emptyBinGuard(t.guard, ct), ct)
 		}
 		return
 	}

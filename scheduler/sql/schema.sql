@@ -442,7 +442,7 @@ join node_label dn on dn.label_key = o.topology_key and dn.label_value = o.domai
 
 -- The pods of the batch whose required anti-affinity term selects
 -- themselves (replicas kept apart), per term; a term a pod repeats counts
--- once (h14e's all_different would keep the pod from itself).
+-- once (the hostname term's all_different would keep the pod from itself).
 create view anti_affinity_group as
 select distinct t.pod_name, t.match_key, t.topology_key
 from batch_affinity_term t

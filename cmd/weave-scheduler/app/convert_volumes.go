@@ -48,8 +48,10 @@ var inlineVolumeTypes = map[string]bool{
 }
 
 // volumeType is the JSON name of the volume source a volume sets.
-func volumeType(vs v1.VolumeSource) string {
-	rv := reflect.ValueOf(vs)
+func volumeType(vs v1.VolumeSource) string { return setSource(reflect.ValueOf(vs)) }
+
+// setSource is the JSON name of the one pointer field a volume source struct sets ("" if none).
+func setSource(rv reflect.Value) string {
 	for i := 0; i < rv.NumField(); i++ {
 		if f := rv.Field(i); f.Kind() == reflect.Pointer && !f.IsNil() {
 			name, _, _ := strings.Cut(rv.Type().Field(i).Tag.Get("json"), ",")
@@ -65,14 +67,7 @@ var persistentVolumeTypes = map[string]bool{"local": true, "hostPath": true, "nf
 
 // persistentVolumeType is the JSON name of the source a PersistentVolume sets.
 func persistentVolumeType(pv *v1.PersistentVolume) string {
-	rv := reflect.ValueOf(pv.Spec.PersistentVolumeSource)
-	for i := 0; i < rv.NumField(); i++ {
-		if f := rv.Field(i); f.Kind() == reflect.Pointer && !f.IsNil() {
-			name, _, _ := strings.Cut(rv.Type().Field(i).Tag.Get("json"), ",")
-			return name
-		}
-	}
-	return ""
+	return setSource(reflect.ValueOf(pv.Spec.PersistentVolumeSource))
 }
 
 // volumeLister is what volumeConstraints reads of the cluster.
