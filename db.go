@@ -39,7 +39,7 @@ func (m *Model) CreateSchema(ctx context.Context, db *sql.DB) error {
 			}
 		}
 	}
-	for _, ix := range m.lookupIndexes() {
+	for _, ix := range m.lookupIndexes(dialectOf(db)) {
 		if err := exec(ix); err != nil {
 			return err
 		}
@@ -59,7 +59,7 @@ func (m *Model) CreateSchema(ctx context.Context, db *sql.DB) error {
 
 // lookupIndexes returns "create index if not exists" statements for the
 // table columns compared by equality in pushed-down views.
-func (m *Model) lookupIndexes() []string {
+func (m *Model) lookupIndexes(d dialect) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(t *ir.Table, col int) {
@@ -76,8 +76,15 @@ func (m *Model) lookupIndexes() []string {
 			return
 		}
 		seen[name] = true
+		// PostgreSQL puts an index in its table's schema and takes the
+		// table's name qualified; SQLite takes the index's name qualified
+		// by the attached database and the table's name bare.
+		index, table := quote(name), t.SQLName()
+		if d == dialectSQLite && t.Schema != "" {
+			index, table = quote(t.Schema)+"."+quote(name), quote(t.Name)
+		}
 		out = append(out, fmt.Sprintf("create index if not exists %s on %s (%s)",
-			quote(name), quote(t.Name), quote(t.Columns[col].Name)))
+			index, table, quote(t.Columns[col].Name)))
 	}
 	var visit func(q *ir.Query, outer []*ir.Query)
 	visit = func(q *ir.Query, outer []*ir.Query) {
@@ -143,8 +150,8 @@ func (m *Model) Connect(db *sql.DB) error {
 	ctx := context.Background()
 	tables, inputs := ground.Needs(m.prog)
 	var problems []string
-	check := func(kind, name string, cols []string, types []ir.Type) {
-		rows, err := db.QueryContext(ctx, "select * from "+quote(name)+" where 1 = 0")
+	check := func(kind, name, sqlName string, cols []string, types []ir.Type) {
+		rows, err := db.QueryContext(ctx, "select * from "+sqlName+" where 1 = 0")
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s %s does not exist or cannot be read (%v)", kind, name, err))
 			return
@@ -190,7 +197,7 @@ func (m *Model) Connect(db *sql.DB) error {
 			cols = append(cols, c.Name)
 			types = append(types, c.Type)
 		}
-		check("table", t.Name, cols, types)
+		check("table", t.Name, t.SQLName(), cols, types)
 	}
 	for _, v := range inputs {
 		var cols []string
@@ -199,7 +206,7 @@ func (m *Model) Connect(db *sql.DB) error {
 			cols = append(cols, o.Name)
 			types = append(types, o.Expr.Type())
 		}
-		check("view", v.Name, cols, types)
+		check("view", v.Name, v.SQLName(), cols, types)
 	}
 	differ, err := m.compareViews(ctx, db)
 	if err != nil {

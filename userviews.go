@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/weavesql/weave/internal/ir"
 	"github.com/weavesql/weave/internal/sqlfront"
 )
 
@@ -49,7 +50,11 @@ func compareSQLiteViews(ctx context.Context, db *sql.DB, views []*sqlfront.Creat
 	var problems []string
 	for _, v := range views {
 		var kind, text string
-		err := db.QueryRowContext(ctx, "select type, sql from sqlite_master where name = ? collate nocase and type in ('table', 'view')", v.Name).Scan(&kind, &text)
+		master := "sqlite_master"
+		if v.Schema != "" {
+			master = quote(v.Schema) + ".sqlite_master"
+		}
+		err := db.QueryRowContext(ctx, "select type, sql from "+master+" where name = ? collate nocase and type in ('table', 'view')", v.Name).Scan(&kind, &text)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
@@ -96,7 +101,7 @@ func comparePostgresViews(ctx context.Context, db *sql.DB, views []*sqlfront.Cre
 	for _, v := range views {
 		var oid int64
 		var kind string
-		err := tx.QueryRowContext(ctx, "select c.oid::bigint, c.relkind::text from pg_class c where c.oid = to_regclass($1)", quote(v.Name)).Scan(&oid, &kind)
+		err := tx.QueryRowContext(ctx, "select c.oid::bigint, c.relkind::text from pg_class c where c.oid = to_regclass($1)", ir.QualifiedName(v.Schema, v.Name)).Scan(&oid, &kind)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}

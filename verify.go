@@ -303,7 +303,7 @@ func (vr *verifier) fill(ctx context.Context, ex execer, tables map[string]*Tabl
 				q[i] = quote(c)
 			}
 			list := strings.Join(q, ", ")
-			if err := vr.exec(ctx, ex, "insert into "+vr.temp[t.Name]+" ("+list+") select "+list+" from "+quote(t.Name)); err != nil {
+			if err := vr.exec(ctx, ex, "insert into "+vr.temp[t.Name]+" ("+list+") select "+list+" from "+t.SQLName()); err != nil {
 				return dbError("verify: copying "+t.Name+" to a temporary table", err)
 			}
 			continue
@@ -350,19 +350,8 @@ func (vr *verifier) checkTables(ctx context.Context, ex execer) error {
 			keys = append(keys, def.PrimaryKey)
 		}
 		keys = append(keys, def.Unique...)
-		fks := append([]*sqlfront.ForeignKey(nil), def.ForeignKeys...)
+		// The parser lists column constraints with the table's.
 		for _, c := range def.Columns {
-			switch {
-			case c.PrimaryKey:
-				keys = append(keys, []string{c.Name})
-			case c.Unique:
-				keys = append(keys, []string{c.Name})
-			}
-			if c.References != nil {
-				fk := *c.References
-				fk.Columns = []string{c.Name}
-				fks = append(fks, &fk)
-			}
 			if (c.NotNull || c.PrimaryKey || slices.Contains(def.PrimaryKey, c.Name)) && variable([]string{c.Name}) {
 				checks = append(checks, check{"column " + c.Name + " is null",
 					"select count(*) from " + rel + " where " + quote(c.Name) + " is null"})
@@ -382,7 +371,7 @@ func (vr *verifier) checkTables(ctx context.Context, ex execer) error {
 				"select count(*) from (select " + strings.Join(q, ", ") + " from " + rel + " where " + strings.Join(nn, " and ") +
 					" group by " + strings.Join(q, ", ") + " having count(*) > 1) as weave_v"})
 		}
-		for _, fk := range fks {
+		for _, fk := range def.ForeignKeys {
 			if !variable(fk.Columns) {
 				continue
 			}
@@ -393,12 +382,12 @@ func (vr *verifier) checkTables(ctx context.Context, ex execer) error {
 					refCols = append(refCols, ref.Columns[k].Name)
 				}
 			}
-			if len(refCols) != len(fk.Columns) {
+			if ref == nil || len(refCols) != len(fk.Columns) {
 				continue // the database rejected it when the table was created
 			}
 			refRel := vr.temp[fk.RefTable]
 			if refRel == "" {
-				refRel = quote(fk.RefTable)
+				refRel = ref.SQLName()
 			}
 			var nn, eq []string
 			for i, c := range fk.Columns {

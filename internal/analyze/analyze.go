@@ -118,7 +118,7 @@ func (a *analyzer) table(st *sqlfront.CreateTable) {
 	if a.nameTaken(st.Name, st.NamePos) {
 		return
 	}
-	t := &ir.Table{Name: st.Name, Pos: pos(st.Pos), Text: st.Text}
+	t := &ir.Table{Name: st.Name, Schema: st.Schema, Pos: pos(st.Pos), Text: st.Text}
 	for _, cd := range st.Columns {
 		typ, ok := columnType(cd.Type)
 		if !ok {
@@ -231,6 +231,7 @@ func (a *analyzer) index(st *sqlfront.CreateIndex) {
 		a.errorf(st.Pos, "index %s is on unknown table %s", st.Name, st.Table)
 		return
 	}
+	a.sameSchema(st.Pos, st.TableSchema, t.Schema, t.Name)
 	for _, c := range st.Columns {
 		if t.Column(c) < 0 {
 			a.errorf(st.Pos, "index %s names unknown column %s of table %s", st.Name, c, t.Name)
@@ -238,6 +239,16 @@ func (a *analyzer) index(st *sqlfront.CreateIndex) {
 		}
 	}
 	t.Indexes = append(t.Indexes, st.Text)
+}
+
+// sameSchema reports, at pos, a reference qualified by schema to a table
+// or view the policy declares in another schema. Names are the policy's
+// own: one name is one table or view, whichever schema holds it, and a
+// reference may leave the schema out.
+func (a *analyzer) sameSchema(pos sqlfront.Pos, schema, declared, name string) {
+	if schema != "" && declared != "" && schema != declared {
+		a.errorf(pos, "%s.%s: the policy declares %s in schema %s", schema, name, name, declared)
+	}
 }
 
 // onlyPushedDown reports, at pos, that what (left join, union, order by,
@@ -373,7 +384,7 @@ func (a *analyzer) view(st *sqlfront.CreateView) {
 		}
 		seen[o.Name] = true
 	}
-	v := &ir.View{Name: st.Name, Pos: pos(st.Pos), Kind: kind, Query: q, Text: st.Text, Variable: queryVar(q)}
+	v := &ir.View{Name: st.Name, Schema: st.Schema, Pos: pos(st.Pos), Kind: kind, Query: q, Text: st.Text, Variable: queryVar(q)}
 	if !a.unionArms(st, q, v) {
 		a.broken[st.Name] = true
 		return

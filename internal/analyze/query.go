@@ -107,11 +107,13 @@ func (a *analyzer) from(f sqlfront.FromItem, q *ir.Query, on []sqlfront.Expr) []
 		}
 		src := &ir.Source{Alias: alias, Pos: pos(f.Pos)}
 		if t := a.tables[f.Name]; t != nil {
+			a.sameSchema(f.Pos, f.Schema, t.Schema, t.Name)
 			src.Kind, src.Table = ir.FromTable, t
 			for _, c := range t.Columns {
 				src.Columns = append(src.Columns, ir.SourceColumn{Name: c.Name, Type: c.Type, Var: c.Variable})
 			}
 		} else if v := a.views[f.Name]; v != nil {
+			a.sameSchema(f.Pos, f.Schema, v.Schema, v.Name)
 			src.View = v
 			if v.Kind == ir.Pushdown {
 				src.Kind = ir.FromInput

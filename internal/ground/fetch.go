@@ -260,14 +260,14 @@ func (n need) query() string {
 		}
 		where := ""
 		if r := n.restrict; r != nil {
-			where = " where " + quoteIdent(r.key) + " in (select " + quoteIdent(r.col) + " from " + quoteIdent(r.source) + ")"
+			where = " where " + quoteIdent(r.key) + " in (select " + quoteIdent(r.col) + " from " + r.sql + ")"
 		}
-		return "select " + quoteList(cols) + " from " + quoteIdent(t.Name) + where + order
+		return "select " + quoteList(cols) + " from " + t.SQLName() + where + order
 	}
 	// Views are read by position: the name a database gives an unnamed
 	// expression column differs (SQLite: its text; PostgreSQL: the
 	// function's name or ?column?).
-	return "select * from " + quoteIdent(n.view.Name)
+	return "select * from " + n.view.SQLName()
 }
 
 // read reads one table or pushed-down view.

@@ -44,7 +44,8 @@ import (
 // from source).
 type restriction struct {
 	key    string // column of the restricted table
-	source string // table or pushed-down view holding the set
+	source string // table or pushed-down view holding the set (its name)
+	sql    string // the same, as SQL (ir.Source.SQLName)
 	col    string // its column
 }
 
@@ -86,7 +87,7 @@ func domainSet(c *ir.Column) (*restriction, *ir.DomainSource) {
 		if !ok {
 			continue
 		}
-		r := &restriction{source: s.Name(), col: col}
+		r := &restriction{source: s.Name(), sql: s.SQLName(), col: col}
 		if s.Kind == ir.FromInput {
 			return r, d
 		}

@@ -6,7 +6,10 @@
 // package change the IR only, never the model.
 package ir
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Pos is a position in the schema text.
 type Pos struct {
@@ -69,7 +72,11 @@ func (p *Program) View(name string) *View {
 
 // Table is a base table of the schema.
 type Table struct {
-	Name       string
+	Name string
+	// Schema is the schema (PostgreSQL) or attached database (SQLite)
+	// the policy qualifies the table's name with, or "": the name is
+	// then resolved by the connection (search_path).
+	Schema     string
 	Pos        Pos
 	Columns    []*Column
 	PrimaryKey []int // column indexes
@@ -180,10 +187,12 @@ func (k ViewKind) Role() string {
 
 // View is a view of the schema.
 type View struct {
-	Name  string
-	Pos   Pos
-	Kind  ViewKind
-	Query *Query
+	Name string
+	// Schema qualifies the view's name, as Table.Schema does.
+	Schema string
+	Pos    Pos
+	Kind   ViewKind
+	Query  *Query
 	// Text is the create view statement.
 	Text string
 	// Variable reports whether the view depends on decision columns.
@@ -255,6 +264,35 @@ type Source struct {
 }
 
 // Name is the relation's name (table or view), or its alias for a derived table.
+// QuoteIdent quotes a name for SQL.
+func QuoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// QualifiedName is a table's or view's name as SQL: quoted, and
+// qualified by its schema when the policy names one.
+func QualifiedName(schema, name string) string {
+	if schema == "" {
+		return QuoteIdent(name)
+	}
+	return QuoteIdent(schema) + "." + QuoteIdent(name)
+}
+
+// SQLName is the table's name as SQL (QualifiedName).
+func (t *Table) SQLName() string { return QualifiedName(t.Schema, t.Name) }
+
+// SQLName is the view's name as SQL (QualifiedName).
+func (v *View) SQLName() string { return QualifiedName(v.Schema, v.Name) }
+
+// SQLName is the name as SQL of the table or view a source reads.
+func (s *Source) SQLName() string {
+	switch {
+	case s.Table != nil:
+		return s.Table.SQLName()
+	case s.View != nil:
+		return s.View.SQLName()
+	}
+	return QuoteIdent(s.Alias)
+}
+
 func (s *Source) Name() string {
 	switch {
 	case s.Table != nil:

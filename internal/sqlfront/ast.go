@@ -57,7 +57,8 @@ type AnnotationItem struct {
 // place only; a column-level references clause appears both as the column's
 // References and, as the same pointer, in ForeignKeys.
 type CreateTable struct {
-	Pos         Pos // position of "create"
+	Pos         Pos    // position of "create"
+	Schema      string // "s" of "create table s.t", else ""
 	Name        string
 	NamePos     Pos
 	IfNotExists bool
@@ -93,23 +94,26 @@ type ColumnDef struct {
 type ForeignKey struct {
 	Pos        Pos // position of "references", or of the table constraint
 	Columns    []string
+	RefSchema  string // "s" of "references s.t", else ""
 	RefTable   string
 	RefColumns []string
 }
 
 // CreateIndex is a create index statement.
 type CreateIndex struct {
-	Pos     Pos
-	Name    string
-	Table   string
-	Columns []string
-	Unique  bool
-	Text    string
+	Pos         Pos
+	Name        string
+	TableSchema string // "s" of "on s.t", else ""
+	Table       string
+	Columns     []string
+	Unique      bool
+	Text        string
 }
 
 // CreateView is a create view statement.
 type CreateView struct {
 	Pos         Pos
+	Schema      string // "s" of "create view s.v", else ""
 	Name        string
 	NamePos     Pos
 	Columns     []string // optional column names
@@ -173,9 +177,10 @@ type SelectItem struct {
 
 // TableRef names a table or view in a from clause.
 type TableRef struct {
-	Pos   Pos
-	Name  string
-	Alias string
+	Pos    Pos
+	Schema string // "s" of "from s.t", else ""
+	Name   string
+	Alias  string
 }
 
 // DerivedTable is a parenthesised subquery in a from clause.

@@ -315,6 +315,9 @@ func writeFrom(b *printer, f FromItem) {
 				alias = f.Name
 			}
 		} else {
+			if f.Schema != "" {
+				b.WriteString(FormatIdent(f.Schema) + ".")
+			}
 			b.WriteString(FormatIdent(f.Name))
 		}
 		if alias != "" {

@@ -274,6 +274,18 @@ func (p *parser) ident(what string) (string, Pos) {
 	panic("unreachable")
 }
 
+// qualifiedName consumes a table or view name, possibly qualified by a
+// schema ("s.t"); what describes it for the error message.
+func (p *parser) qualifiedName(what string) (schema, name string, pos Pos) {
+	name, pos = p.ident(what)
+	if p.isPunct(".") && isName(p.peek(1)) {
+		p.next()
+		schema = name
+		name, _ = p.ident(what)
+	}
+	return schema, name, pos
+}
+
 // identList parses "(a, b, ...)"; what names the list in error messages.
 func (p *parser) identList(what string) []string {
 	p.expectPunct("(", "to start "+what)
@@ -416,7 +428,7 @@ func (p *parser) parseCreateTable(create token) *CreateTable {
 		p.expectKw("exists", `after "if not"`)
 		ct.IfNotExists = true
 	}
-	ct.Name, ct.NamePos = p.ident("table name")
+	ct.Schema, ct.Name, ct.NamePos = p.qualifiedName("table name")
 	p.stmt = ct.Name
 	p.expectPunct("(", "after table name")
 	for {
@@ -476,7 +488,7 @@ func (p *parser) parseTableElement(ct *CreateTable) string {
 		fk := &ForeignKey{Pos: t.pos}
 		fk.Columns = p.identList("foreign key column list")
 		p.expectKw("references", "after foreign key column list")
-		fk.RefTable, _ = p.ident("referenced table name")
+		fk.RefSchema, fk.RefTable, _ = p.qualifiedName("referenced table name")
 		if p.isPunct("(") {
 			refPos := p.tok().pos
 			fk.RefColumns = p.identList("referenced column list")
@@ -555,7 +567,7 @@ func (p *parser) parseColumnDef(ct *CreateTable) {
 		case isKw(t, "references"):
 			p.next()
 			fk := &ForeignKey{Pos: t.pos, Columns: []string{cd.Name}}
-			fk.RefTable, _ = p.ident("referenced table name")
+			fk.RefSchema, fk.RefTable, _ = p.qualifiedName("referenced table name")
 			if p.isPunct("(") {
 				refPos := p.tok().pos
 				fk.RefColumns = p.identList("referenced column list")
@@ -607,7 +619,7 @@ func (p *parser) parseCreateIndex(create token, unique bool) *CreateIndex {
 	ci.Name, _ = p.ident("index name")
 	p.stmt = ci.Name
 	p.expectKw("on", "after index name")
-	ci.Table, _ = p.ident("table name")
+	ci.TableSchema, ci.Table, _ = p.qualifiedName("table name")
 	ci.Columns = p.identList("index column list")
 	ci.Text = p.text(create)
 	p.endStmt("create index")
@@ -616,7 +628,7 @@ func (p *parser) parseCreateIndex(create token, unique bool) *CreateIndex {
 
 func (p *parser) parseCreateView(create token) *CreateView {
 	cv := &CreateView{Pos: create.pos}
-	cv.Name, cv.NamePos = p.ident("view name")
+	cv.Schema, cv.Name, cv.NamePos = p.qualifiedName("view name")
 	p.stmt = cv.Name
 	context := "after view name"
 	if p.isPunct("(") {

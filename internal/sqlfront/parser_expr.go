@@ -173,7 +173,7 @@ func (p *parser) parseFromPrimary() FromItem {
 		return d
 	}
 	ref := &TableRef{}
-	ref.Name, ref.Pos = p.ident("table name")
+	ref.Schema, ref.Name, ref.Pos = p.qualifiedName("table name")
 	ref.Alias = p.parseAlias()
 	return ref
 }
