@@ -107,6 +107,15 @@ func (m *Model) openVerifier(ctx context.Context) (*verifier, error) {
 			return nil, dbError("verify", err)
 		}
 		vr.tx = tx
+		// The temporary tables have no statistics until analysed (fill
+		// analyses large ones): the planner's guesses for the correlated
+		// subqueries of a check can reach the cost at which PostgreSQL
+		// compiles a query (JIT), which takes a second where running it
+		// takes a millisecond.
+		if _, err := tx.ExecContext(ctx, "set local jit = off"); err != nil {
+			vr.close()
+			return nil, dbError("verify", err)
+		}
 		if err := vr.setUp(ctx, tx); err != nil {
 			vr.close()
 			return nil, err
@@ -167,7 +176,12 @@ func (vr *verifier) evaluate(ctx context.Context, tables map[string]*Table) (map
 		if _, err := vr.tx.ExecContext(ctx, "savepoint weave_verify"); err != nil {
 			return nil, dbError("verify", err)
 		}
-		defer vr.tx.ExecContext(context.Background(), "rollback to savepoint weave_verify")
+		// Rolled back to and released: savepoints must not pile up over
+		// the assignments of a brute force.
+		defer func() {
+			vr.tx.ExecContext(context.Background(), "rollback to savepoint weave_verify")
+			vr.tx.ExecContext(context.Background(), "release savepoint weave_verify")
+		}()
 		if err := vr.fill(ctx, vr.tx, tables); err != nil {
 			return nil, err
 		}
@@ -288,6 +302,10 @@ func (vr *verifier) setUp(ctx context.Context, ex execer) error {
 	return nil
 }
 
+// analyzeRows is the size from which a temporary table is analysed once
+// filled: below it, the planner's guesses cost less than an ANALYZE.
+const analyzeRows = 1000
+
 // fill loads the assignment into the temporary tables; a table missing
 // from tables is copied from the stored one.
 func (vr *verifier) fill(ctx context.Context, ex execer, tables map[string]*Table) error {
@@ -317,6 +335,13 @@ func (vr *verifier) fill(ctx context.Context, ex execer, tables map[string]*Tabl
 		}
 		if err := insertAll(ctx, ex, vr.temp[t.Name], cols, rows); err != nil {
 			return dbError("verify: writing "+t.Name+" to a temporary table", err)
+		}
+		if len(rows) >= analyzeRows {
+			// Statistics, so that the checks over a large table are
+			// planned for its size (a temporary table has none).
+			if err := vr.exec(ctx, ex, "analyze "+vr.temp[t.Name]); err != nil {
+				return dbError("verify: analysing the temporary copy of "+t.Name, err)
+			}
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -63,6 +64,15 @@ func verifyOriginalSQL(t *testing.T, m *Model, db *sql.DB) {
 	soft, err := m.evaluateInDB(ctx, good)
 	if err != nil || soft["on_n1"] != 1 {
 		t.Fatalf("a valid placement: soft %v, err %v", soft, err)
+	}
+	// A large assignment: its temporary table is analysed (analyzeRows).
+	large := &Table{Name: "pod", Columns: cols}
+	for i := 0; i < analyzeRows; i++ {
+		large.Rows = append(large.Rows, Row{"name": fmt.Sprintf("p%d", i), "app": fmt.Sprintf("a%d", i), "node": "n1"})
+	}
+	soft, err = m.evaluateInDB(ctx, map[string]*Table{"pod": large})
+	if err != nil || soft["on_n1"] != analyzeRows {
+		t.Fatalf("%d pods on n1: soft %v, err %v", analyzeRows, soft, err)
 	}
 	// A claimed soft value that the database disagrees with is an error.
 	res := &Result{Tables: good, Soft: map[string]int64{"on_n1": 2}}
