@@ -43,11 +43,15 @@ Solve flags:
                     are created there; - reads the script from stdin
   --db DSN          an existing database: sqlite:PATH, a plain PATH (SQLite), or
                     postgres://USER@HOST:PORT/DB?sslmode=disable (PostgreSQL)
-                    (opened read-write; the schema must already be there)
+                    (&search_path=S for a schema S); the tables must already be
+                    there (psql -f POLICY.sql, sqlite3 FILE '.read POLICY.sql'):
+                    Weave writes nothing to it, and views of the policy's
+                    names are compared with the policy's
   --timeout D       search time limit, e.g. 500ms, 5s, 1m (default 5s; 0 = none)
   --seed N          random seed; the same seed and data give the same solution
   --format F        text (default) or json
-  --verify          re-check the solution inside the database
+  --verify          re-check the solution inside the database, against
+                    temporary tables (SELECT suffices, and TEMP on PostgreSQL)
   --backend B       native (default: package cp) or minizinc (MiniZinc with
                     Gecode, the paper's pipeline; needs the minizinc command)
 

@@ -171,7 +171,8 @@ func openState(ctx context.Context, model *weave.Model, cfg solveConfig, stdin i
 
 // openDSN opens an existing database. "sqlite:PATH" (also
 // "sqlite://PATH") and a plain PATH name a SQLite file, which must exist:
-// it is opened read-write and never created. postgres:// and
+// it is opened, never created, and never written to (verification's
+// temporary tables are the connection's). postgres:// and
 // postgresql:// DSNs (libpq's URL form, read by pgx) name a PostgreSQL
 // database, which must be reachable and hold the schema's tables.
 func openDSN(dsn string) (*sql.DB, error) {
