@@ -71,9 +71,11 @@ type SolveOptions struct {
 	// Seed makes the search reproducible: with one worker and the same seed
 	// and data, Solve returns the same solution.
 	Seed int64
-	// Verify re-checks the solution inside the database: the assignment is
-	// written in a transaction that is rolled back, and every hard view and
-	// soft view is evaluated by the database itself.
+	// Verify re-checks the solution inside the database: the assignment
+	// goes into temporary tables (local to one connection), and every hard
+	// view and soft view is evaluated over them by the database itself.
+	// Nothing is written to the user's tables and no lock that blocks a
+	// writer is taken: SELECT, and TEMP on PostgreSQL, suffice.
 	Verify bool
 	// Workers is the number of parallel search workers (cp's portfolio:
 	// diversified searches sharing their best solution); 0 means 1, a
