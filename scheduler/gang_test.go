@@ -213,3 +213,40 @@ func TestGangNotPreempted(t *testing.T) {
 		t.Fatalf("a gang member evicted alone: %v %v %v %v", bs, ev, us, err)
 	}
 }
+
+// TestCheckCatchesAModelWithoutGangs: a model without G1 and G2 places a
+// partial gang and a gang over two racks, and the independent check of
+// the full policies (State.Check, not the relaxed PolicyState) rejects
+// both: a wrong model would not go unnoticed.
+func TestCheckCatchesAModelWithoutGangs(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		nodes []Node
+		group PodGroup
+		gpus  int64
+		want  string
+	}{
+		{"partial", []Node{gpuNode("a1", "ra", 4)}, PodGroup{Name: "g", MinCount: 3}, 2, "G1 pod group g"},
+		{"spread", []Node{gpuNode("a1", "ra", 2), gpuNode("b1", "rb", 2)}, PodGroup{Name: "g", MinCount: 2, TopologyKey: "rack"}, 2, "G2 pod group g"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newTest(t, Config{DisabledPolicies: []string{"G1", "G2"}})
+			addNodes(t, s, c.nodes...)
+			addGroups(t, s, c.group)
+			for i := int64(0); i < max(c.group.MinCount, 2); i++ {
+				addPods(t, s, gangPod(fmt.Sprintf("g-%d", i), "g", c.gpus))
+			}
+			placed, _ := schedule(t, s)
+			st := s.State()
+			var batch []*Pod
+			for _, p := range st.Pods {
+				batch = append(batch, p)
+			}
+			err := st.Check(batch)
+			t.Logf("placed %v; check: %v", placed, err)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("the check accepts what a model without G1 and G2 placed: %v", placed)
+			}
+		})
+	}
+}
