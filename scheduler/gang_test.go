@@ -250,3 +250,31 @@ func TestCheckCatchesAModelWithoutGangs(t *testing.T) {
 		})
 	}
 }
+
+// TestGangMixedBatchOnASampledCluster: on a cluster large enough for node
+// sampling, a batch mixing plain pods and a rack-constrained gang considers
+// every node (a rack is not an arc's share of it): the plain pods and the
+// gang are all placed, the gang in one rack.
+func TestGangMixedBatchOnASampledCluster(t *testing.T) {
+	s := newTest(t, Config{})
+	for i := 0; i < 150; i++ {
+		addNodes(t, s, gpuNode(fmt.Sprintf("n%03d", i), fmt.Sprintf("r%02d", i/10), 2))
+	}
+	addGroups(t, s, PodGroup{Name: "g", MinCount: 8, TopologyKey: "rack"})
+	for i := 0; i < 8; i++ {
+		addPods(t, s, gangPod(fmt.Sprintf("g-%d", i), "g", 2))
+		addPods(t, s, Pod{Name: fmt.Sprintf("plain-%d", i), CPU: 100, Memory: 100})
+	}
+	placed, us := schedule(t, s)
+	if len(placed) != 16 {
+		t.Fatalf("placed %d of 16: %v; %v", len(placed), placed, us)
+	}
+	st := s.State()
+	racks := map[string]bool{}
+	for i := 0; i < 8; i++ {
+		racks[st.Nodes[placed[fmt.Sprintf("g-%d", i)]].Labels["rack"]] = true
+	}
+	if len(racks) != 1 {
+		t.Errorf("the gang spans racks %v", racks)
+	}
+}
