@@ -287,14 +287,6 @@ func TestGangWorkloads(t *testing.T) {
 	}
 }
 
-func sortedNames(m map[string]string) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
 
 // cpuTime is the process's user and system CPU time so far: on a loaded
 // machine a batch's CPU time says what its wall time would be alone (at
