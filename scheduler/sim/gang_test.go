@@ -287,7 +287,6 @@ func TestGangWorkloads(t *testing.T) {
 	}
 }
 
-
 // cpuTime is the process's user and system CPU time so far: on a loaded
 // machine a batch's CPU time says what its wall time would be alone (at
 // most that, as fetch and ground overlap).
