@@ -19,7 +19,7 @@ func TestDisableEachPolicyCompiles(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", k, id, err)
 			}
-			if _, err := weave.Compile(src, compileOptions()...); err != nil {
+			if _, err := weave.Compile(src, CompileOptions()...); err != nil {
 				t.Fatalf("%s without %s: %v", k, id, err)
 			}
 		}

@@ -5,7 +5,10 @@ import (
 	"github.com/weavesql/weave/cp"
 )
 
-func compileOptions() []weave.CompileOption {
+// CompileOptions are the options the scheduler's models are compiled with
+// (the aggregates their SQL uses beyond Weave's own): pass them to
+// weave.Compile with SchemaSQL or ModelSQL.
+func CompileOptions() []weave.CompileOption {
 	return []weave.CompileOption{weave.WithAggregate(allEqual)}
 }
 

@@ -492,7 +492,7 @@ func requiredNodeAffinityMatches(p *Pod, n *Node) bool {
 // an order of binding them in which each passes InterPodAffinity's and
 // PodTopologySpread's Filters, and reports the pods it could not order,
 // each with the reason it fails once the others are bound.
-func (s *State) checkBindingOrder(placed, existing []*Pod) []string {
+func (s *State) checkBindingOrder(placed, existing []*Pod) []CheckFault {
 	fs := newFilterSet(s, placed)
 	for _, q := range existing {
 		fs.add(q)
@@ -500,7 +500,7 @@ func (s *State) checkBindingOrder(placed, existing []*Pod) []string {
 	return fs.order(placed)
 }
 
-func (fs *filterSet) order(placed []*Pod) []string {
+func (fs *filterSet) order(placed []*Pod) []CheckFault {
 	rest := append([]*Pod(nil), placed...)
 	sort.Slice(rest, func(i, j int) bool { return rest[i].Name < rest[j].Name })
 	pass := func(p *Pod, exemptOnly bool) bool {
@@ -539,7 +539,7 @@ func (fs *filterSet) order(placed []*Pod) []string {
 			break
 		}
 	}
-	var errs []string
+	var faults []CheckFault
 	for _, p := range rest {
 		fp := fs.parse(p)
 		n := fs.st.Nodes[p.NodeName]
@@ -547,7 +547,7 @@ func (fs *filterSet) order(placed []*Pod) []string {
 		if r == "" {
 			r = fs.podTopologySpread(fp, n)
 		}
-		errs = append(errs, fmt.Sprintf("%s on %s: %s", p.Name, p.NodeName, r))
+		faults = append(faults, CheckFault{Problem: fmt.Sprintf("%s on %s: %s", p.Name, p.NodeName, r), Pods: []string{p.Name}})
 	}
-	return errs
+	return faults
 }

@@ -118,6 +118,7 @@ func SchemaSQL(kind ModelKind) string {
 // ModelSQL returns the schema text of a model without the policies whose
 // IDs are in disabled (every file of an ID: H14 is four), the way a
 // kube-scheduler profile disables plugins. It fails as CheckDisabled does.
+// Compile it with CompileOptions.
 func ModelSQL(kind ModelKind, disabled []string) (string, error) {
 	off, err := disabledSet(disabled)
 	if err != nil {

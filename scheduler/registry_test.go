@@ -8,7 +8,7 @@ import (
 
 func TestModelsCompile(t *testing.T) {
 	for _, k := range []ModelKind{Placement, Preemption} {
-		m, err := weave.Compile(SchemaSQL(k), compileOptions()...)
+		m, err := weave.Compile(SchemaSQL(k), CompileOptions()...)
 		if err != nil {
 			t.Fatalf("%s: %v", k, err)
 		}

@@ -85,6 +85,15 @@ type Config struct {
 	// (anti-affinity across a zone) searches on. 0 means 500ms; negative
 	// turns it off.
 	PreemptionUnplacedImprovementTimeout time.Duration
+	// DropRejected: when the independent check (State.Check) rejects a
+	// placement batch's solution, the pods its faults name are left
+	// unplaced (Unschedulable, Reason ReasonCheckRejected and the fault;
+	// they return with a later batch) and the rest is checked again,
+	// until it passes, instead of the whole batch failing with ErrCheck.
+	// Whatever is applied has passed the check. Off by default: a
+	// rejection is a disagreement between the model and the check, which
+	// ErrCheck keeps visible (tests, the e2e differential test).
+	DropRejected bool
 	// Verify makes Weave re-check every solution inside the database
 	// (tests); the scheduler's own check (Check) always runs.
 	Verify bool
@@ -161,6 +170,9 @@ type Scheduler struct {
 	// (sample.go); sampleAt is where the next batch's arc starts.
 	arc      arc
 	sampleAt int64
+	// rejected maps the pods of the batch that the check left unplaced
+	// (Config.DropRejected) to the fault it found.
+	rejected map[string]string
 }
 
 // waitOrDefault applies the convention of Config's waits: 0 means def,
@@ -203,11 +215,11 @@ func New(cfg Config) (*Scheduler, error) {
 	}
 	plSQL, _ := ModelSQL(Placement, cfg.DisabledPolicies)
 	prSQL, _ := ModelSQL(Preemption, cfg.DisabledPolicies)
-	pl, err := weave.Compile(plSQL, compileOptions()...)
+	pl, err := weave.Compile(plSQL, CompileOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: placement model: %w", err)
 	}
-	pr, err := weave.Compile(prSQL, compileOptions()...)
+	pr, err := weave.Compile(prSQL, CompileOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: preemption model: %w", err)
 	}
@@ -456,7 +468,8 @@ func (s *Scheduler) ScheduleBatch(ctx context.Context) ([]Binding, []Unschedulab
 		return nil, nil, nil
 	}
 	s.arc = s.nextArc(q)
-	defer func() { s.arc = wholeRing }()
+	s.rejected = map[string]string{}
+	defer func() { s.arc, s.rejected = wholeRing, nil }()
 	deadline := time.Now().Add(splitBudget * s.cfg.Timeout)
 	placed, err := s.placeSplit(ctx, q, s.cfg.Timeout, deadline)
 	if err != nil {
@@ -800,9 +813,45 @@ func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*
 	// Independent check: the hard policies, restated in Go, over the
 	// state the solution would produce.
 	if err := s.checkAfter(pods, victims, placed); err != nil {
-		return nil, res, fmt.Errorf("%w: %v", ErrCheck, err)
+		if m != s.placement || !s.cfg.DropRejected {
+			return nil, res, fmt.Errorf("%w: %v", ErrCheck, err)
+		}
+		if err := s.dropRejected(pods, placed, err); err != nil {
+			return nil, res, fmt.Errorf("%w: %v", ErrCheck, err)
+		}
 	}
 	return placed, res, nil
+}
+
+// dropRejected leaves unplaced the pods that the check's faults name and
+// checks the others again, until the check passes (Config.DropRejected).
+// Each round unplaces at least one pod, so it ends; it fails when a fault
+// names no placed pod.
+func (s *Scheduler) dropRejected(pods []*Pod, placed map[string]string, err error) error {
+	if s.rejected == nil {
+		s.rejected = map[string]string{}
+	}
+	for err != nil {
+		var ce *CheckError
+		if !errors.As(err, &ce) {
+			return err
+		}
+		dropped := false
+		for _, f := range ce.Faults {
+			for _, name := range f.Pods {
+				if placed[name] != "" {
+					placed[name] = ""
+					s.rejected[name] = f.Problem
+					dropped = true
+				}
+			}
+		}
+		if !dropped {
+			return err
+		}
+		err = s.checkAfter(pods, nil, placed)
+	}
+	return nil
 }
 
 // checkAfter runs State.Check over the state as it would be with the
@@ -849,6 +898,11 @@ var ErrNoSolution = errors.New("scheduler: no solution")
 // the hard policies: it is never applied.
 var ErrCheck = errors.New("scheduler: solution rejected by the independent check")
 
+// ReasonCheckRejected begins the Reason of a pod that the model placed and
+// the independent check did not accept (Config.DropRejected); the fault
+// follows.
+const ReasonCheckRejected = "the independent check rejected its placement"
+
 // apply records evictions and bindings in the state.
 func (s *Scheduler) apply(ctx context.Context, pods []*Pod, placed map[string]string, ev []Eviction) ([]Binding, []Unschedulable, error) {
 	for _, e := range ev {
@@ -862,7 +916,11 @@ func (s *Scheduler) apply(ctx context.Context, pods []*Pod, placed map[string]st
 	for _, p := range pods {
 		n := placed[p.Name]
 		if n == "" {
-			us = append(us, Unschedulable{Pod: p.Name, Reason: "no node satisfies the pod's hard constraints together with the batch"})
+			reason := "no node satisfies the pod's hard constraints together with the batch"
+			if f, ok := s.rejected[p.Name]; ok {
+				reason = ReasonCheckRejected + ": " + f
+			}
+			us = append(us, Unschedulable{Pod: p.Name, Reason: reason})
 			continue
 		}
 		bs = append(bs, Binding{Pod: p.Name, Node: n})

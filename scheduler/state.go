@@ -258,9 +258,50 @@ func (s *State) sameDomain(a, b, key string) bool {
 	return oka && okb && va == vb
 }
 
+// CheckError is State.Check's rejection of a batch's placements: every
+// fault found, each with the pods of the batch it names.
+type CheckError struct {
+	Faults []CheckFault // sorted by Problem
+}
+
+// CheckFault is one hard policy a batch's placements break, and the placed
+// pods of the batch at fault: leaving them unplaced removes this fault
+// (though it may expose another, so the rest must be checked again).
+type CheckFault struct {
+	Problem string
+	Pods    []string
+}
+
+// Error lists the problems, sorted, separated by "; ".
+func (e *CheckError) Error() string {
+	ps := make([]string, len(e.Faults))
+	for i, f := range e.Faults {
+		ps[i] = f.Problem
+	}
+	return strings.Join(ps, "; ")
+}
+
+// Pods returns the pods the faults name, sorted, each once.
+func (e *CheckError) Pods() []string {
+	var out []string
+	for _, f := range e.Faults {
+		out = append(out, f.Pods...)
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+func podNames(ps []*Pod) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Name
+	}
+	return out
+}
+
 // Check verifies the hard policies for the pods of a batch, placed as their
-// NodeName says ("" is unplaced), against every other live bound pod. An
-// error names the first pod at fault by name.
+// NodeName says ("" is unplaced), against every other live bound pod. A
+// failure is a *CheckError naming the pods at fault.
 func (s *State) Check(batch []*Pod) error {
 	inBatch := make(map[string]bool, len(batch))
 	for _, b := range batch {
@@ -274,21 +315,23 @@ func (s *State) Check(batch []*Pod) error {
 	}
 	sort.Slice(placed, func(i, j int) bool { return placed[i].Name < placed[j].Name })
 	ix := s.indexBound(batch, placed, inBatch)
-	var errs []string
-	fail := func(f string, a ...any) { errs = append(errs, fmt.Sprintf(f, a...)) }
+	var faults []CheckFault
+	fail := func(at []*Pod, f string, a ...any) {
+		faults = append(faults, CheckFault{Problem: fmt.Sprintf(f, a...), Pods: podNames(at)})
+	}
 	touched := map[string]bool{}
 	for _, p := range placed {
 		n := s.Nodes[p.NodeName]
 		if n == nil {
-			fail("%s on unknown node %s", p.Name, p.NodeName)
+			fail([]*Pod{p}, "%s on unknown node %s", p.Name, p.NodeName)
 			continue
 		}
 		touched[n.Name] = true
 		if r := s.nodeOK(p, n, false); r != "" {
-			fail("%s on %s: %s", p.Name, n.Name, r)
+			fail([]*Pod{p}, "%s on %s: %s", p.Name, n.Name, r)
 		}
 		if r := ix.conflicts(p, n.Name); r != "" {
-			fail("%s on %s: %s", p.Name, n.Name, r)
+			fail([]*Pod{p}, "%s on %s: %s", p.Name, n.Name, r)
 		}
 	}
 	// H5 capacity and H6 ports on the nodes that receive pods.
@@ -308,7 +351,7 @@ func (s *State) Check(batch []*Pod) error {
 			}
 		}
 		if r := total.overCapacity(n, added); r != "" {
-			fail("H5 node %s over capacity: %s", name, r)
+			fail(placedOn[name], "H5 node %s over capacity: %s", name, r)
 		}
 		// H6: each placed pod's ports against the bound pods' and those of
 		// the pods placed after it.
@@ -316,7 +359,7 @@ func (s *State) Check(batch []*Pod) error {
 		for i, p := range here {
 			for _, q := range append(append([]*Pod(nil), bound...), here[i+1:]...) {
 				if hp, ok := portClash(p, q); ok {
-					fail("H6 node %s: host port %s/%d (%s) of %s clashes with %s", name, hp.Protocol, hp.Port, hp.HostIP, p.Name, q.Name)
+					fail([]*Pod{p}, "H6 node %s: host port %s/%d (%s) of %s clashes with %s", name, hp.Protocol, hp.Port, hp.HostIP, p.Name, q.Name)
 				}
 			}
 		}
@@ -329,20 +372,22 @@ func (s *State) Check(batch []*Pod) error {
 			known = append(known, p)
 		}
 	}
-	errs = append(errs, ix.filters.order(known)...)
+	faults = append(faults, ix.filters.order(known)...)
 	// H15 service affinity within the batch: one zone per service.
 	zones := map[string]map[string]bool{}
+	ofService := map[string][]*Pod{}
 	for _, p := range placed {
 		if n := s.Nodes[p.NodeName]; p.Service != "" && n != nil { // an unknown node is reported above
 			if zones[p.Service] == nil {
 				zones[p.Service] = map[string]bool{}
 			}
 			zones[p.Service][n.Zone] = true
+			ofService[p.Service] = append(ofService[p.Service], p)
 		}
 	}
 	for svc, z := range zones {
 		if len(z) > 1 {
-			fail("H15 service %s placed in %d zones", svc, len(z))
+			fail(ofService[svc], "H15 service %s placed in %d zones", svc, len(z))
 		}
 	}
 	// N1 at most max_per_node per group and node.
@@ -368,13 +413,19 @@ func (s *State) Check(batch []*Pod) error {
 	}
 	for k := range recv {
 		if l := limit[k.g]; l > 0 && count[k] > l {
-			fail("N1 group %s has %d pods on %s, limit %d", k.g, count[k], k.n, l)
+			var at []*Pod
+			for _, p := range placed {
+				if p.Group == k.g && p.NodeName == k.n {
+					at = append(at, p)
+				}
+			}
+			fail(at, "N1 group %s has %d pods on %s, limit %d", k.g, count[k], k.n, l)
 		}
 	}
-	errs = append(errs, s.checkSpread(batch, placed, ix)...)
-	if len(errs) > 0 {
-		sort.Strings(errs)
-		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	faults = append(faults, s.checkSpread(batch, placed, ix)...)
+	if len(faults) > 0 {
+		sort.SliceStable(faults, func(i, j int) bool { return faults[i].Problem < faults[j].Problem })
+		return &CheckError{Faults: faults}
 	}
 	return nil
 }
@@ -559,8 +610,8 @@ func (ix *boundIndex) conflicts(p *Pod, node string) string {
 // checkSpread checks N2 (even spreading of a group, max_skew 0) for the
 // domains that receive pods of the batch (N3, PodTopologySpread, is
 // checkBindingOrder's).
-func (s *State) checkSpread(batch, placed []*Pod, ix *boundIndex) []string {
-	var errs []string
+func (s *State) checkSpread(batch, placed []*Pod, ix *boundIndex) []CheckFault {
+	var faults []CheckFault
 	type gk struct{ g, k string }
 	even := map[gk]bool{}
 	for _, p := range batch {
@@ -578,7 +629,7 @@ func (s *State) checkSpread(batch, placed []*Pod, ix *boundIndex) []string {
 			}
 		}
 		size := ix.groupSize[k.g]
-		added := map[string]int64{}
+		added := map[string][]string{}
 		for _, q := range append(append([]*Pod(nil), ix.byGroup[k.g]...), placed...) {
 			if q.Group != k.g {
 				continue
@@ -592,21 +643,18 @@ func (s *State) checkSpread(batch, placed []*Pod, ix *boundIndex) []string {
 		for _, p := range placed {
 			if p.Group == k.g {
 				if v, ok := s.label(p.NodeName, k.k); ok {
-					added[v]++
+					added[v] = append(added[v], p.Name)
 				}
 			}
 		}
 		nd := int64(len(domains))
 		for d, a := range added {
-			if a == 0 {
-				continue
-			}
 			if c := domains[d]; nd > 0 && c > (size+nd-1)/nd {
-				errs = append(errs, fmt.Sprintf("N2 group %s has %d pods in %s %s, limit %d", k.g, c, k.k, d, (size+nd-1)/nd))
+				faults = append(faults, CheckFault{Problem: fmt.Sprintf("N2 group %s has %d pods in %s %s, limit %d", k.g, c, k.k, d, (size+nd-1)/nd), Pods: a})
 			}
 		}
 	}
-	return errs
+	return faults
 }
 
 // FeasibleNodes is the reference filter for one pod alone: the nodes where

@@ -66,6 +66,9 @@ type NodeSpec struct {
 	Memory string            // allocatable memory, e.g. "16Gi"
 	Pods   int               // allocatable pod count
 	Labels map[string]string // extra labels (kubernetes.io/hostname is always set)
+	// Resources are more capacity and allocatable: extended resources (nvidia.com/gpu), hugepages.
+	Resources v1.ResourceList
+	Taints    []v1.Taint
 }
 
 // PodSpec describes the pods CreatePods makes.
@@ -133,7 +136,7 @@ func (c *Cluster) CreateNode(ctx context.Context, name string, spec NodeSpec) er
 	if pods == 0 {
 		pods = 110
 	}
-	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Spec: v1.NodeSpec{Taints: spec.Taints}}
 	created, err := c.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 	if err != nil {
 		return err
@@ -142,6 +145,9 @@ func (c *Cluster) CreateNode(ctx context.Context, name string, spec NodeSpec) er
 		v1.ResourceCPU:    resource.MustParse(spec.CPU),
 		v1.ResourceMemory: resource.MustParse(spec.Memory),
 		v1.ResourcePods:   *resource.NewQuantity(int64(pods), resource.DecimalSI),
+	}
+	for r, q := range spec.Resources {
+		alloc[r] = q
 	}
 	created.Status = v1.NodeStatus{
 		Capacity:    alloc,
@@ -194,7 +200,13 @@ func (c *Cluster) CreatePod(ctx context.Context, ns, name string, spec PodSpec) 
 
 // CreateNamespace creates a namespace.
 func (c *Cluster) CreateNamespace(ctx context.Context, name string) error {
-	_, err := c.Client.CoreV1().Namespaces().Create(ctx, &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	return c.CreateLabelledNamespace(ctx, name, nil)
+}
+
+// CreateLabelledNamespace creates a namespace with labels (what a pod affinity term's namespaceSelector reads).
+func (c *Cluster) CreateLabelledNamespace(ctx context.Context, name string, labels map[string]string) error {
+	ns := &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	_, err := c.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
 	return err
 }
 

@@ -600,17 +600,23 @@ where (t.effect = 'NoSchedule' or t.effect = 'NoExecute')
         or (o.toleration_key = t.taint_key and (o.operator = 'Exists' or o.toleration_value = t.taint_value))));
 
 -- The nodes each spread key counts pods on, with their domain: they carry
--- every topology key of the pod's hard constraints and pass its
--- node-inclusion policies (PodTopologySpread's calPreFilterState). Every
--- node, ready or not, as kube-scheduler's snapshot has them.
+-- every topology key of the pod's hard constraints and pass the
+-- node-inclusion policies of this constraint (PodTopologySpread's
+-- calPreFilterState, matchNodeInclusionPolicies per constraint). The two
+-- mismatch views hold a pod if any of its constraints honours the policy,
+-- so each is read only for a key whose own policy is Honor: a pod's other
+-- constraint must not narrow this one's nodes. Every node, ready or not,
+-- as kube-scheduler's snapshot has them.
 create view topology_spread_node as
 select k.spread_key, l.node_name, l.label_value as domain
 from topology_spread_key k
 join node_label l on l.label_key = k.topology_key
 where not exists (select 1 from pod_spread_constraint o where o.pod_name = k.pod_name and o.hard = true and o.max_skew > 0
                   and not exists (select 1 from node_label x where x.node_name = l.node_name and x.label_key = o.topology_key))
-  and not exists (select 1 from required_node_affinity_mismatch m where m.pod_name = k.pod_name and m.node_name = l.node_name)
-  and not exists (select 1 from untolerated_do_not_schedule_taint u where u.pod_name = k.pod_name and u.node_name = l.node_name);
+  and (k.node_affinity_policy <> 'Honor'
+       or not exists (select 1 from required_node_affinity_mismatch m where m.pod_name = k.pod_name and m.node_name = l.node_name))
+  and (k.node_taints_policy <> 'Honor'
+       or not exists (select 1 from untolerated_do_not_schedule_taint u where u.pod_name = k.pod_name and u.node_name = l.node_name));
 
 -- Spread keys whose pods can be bound in an order that keeps each within
 -- its skew whenever the final counts are (n3_topology_spread): every batch

@@ -92,7 +92,7 @@ func runAblation(ctx context.Context, r *Runner) error {
 		return err
 	}
 	for _, v := range ablationVariants {
-		m, err := weave.Compile(schema, weave.WithEncoding(v.enc))
+		m, err := weave.Compile(schema, append(scheduler.CompileOptions(), weave.WithEncoding(v.enc))...)
 		if err != nil {
 			return fmt.Errorf("compile %s: %w", v.name, err)
 		}

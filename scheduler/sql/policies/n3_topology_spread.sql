@@ -2,13 +2,13 @@
 -- filtering.go and common.go): a pod goes to a node whose domain, with the
 -- pods the constraint counts there (the labelSelector's, matchLabelKeys
 -- merged, in the pod's namespace, not terminating, on the nodes carrying
--- every topology key of the pod's hard constraints and passing its
--- node-inclusion policies: topology_spread_node, schema.sql) and the pod
--- itself if its selector selects it, exceeds the least loaded domain by at
--- most maxSkew; with fewer domains than minDomains the least loaded counts
--- as empty. The node must be one the constraint counts on: every topology
--- key present, and (the other Filters' business too) its node affinity and
--- tolerations as the policies say.
+-- every topology key of the pod's hard constraints and passing this
+-- constraint's node-inclusion policies: topology_spread_node, schema.sql)
+-- and the pod itself if its selector selects it, exceeds the least loaded
+-- domain by at most maxSkew; with fewer domains than minDomains the least
+-- loaded counts as empty. The node must be one the constraint counts on:
+-- every topology key present, and (the other Filters' business too) its
+-- node affinity and tolerations as the policies say.
 --
 -- A batch is bound one pod at a time, and the least loaded domain rises
 -- while it is. Where a spread key's pods are exactly the batch pods it

@@ -13,6 +13,9 @@
 //	WEAVE_DIFF_SEED=72 go test -run 'TestDifferential$' ./internal/oracle/differential   # one case, in full
 //	WEAVE_DIFF_ATTRIBUTE=50 go test -run 'TestDifferential$' ./internal/oracle/differential  # explain missed placements
 //
+// JudgeLive judges a live cluster's state the same way, whichever scheduler made its bindings: package e2e's
+// TestLiveParity and TestLiveNginxRedis judge weave-scheduler's and kube-scheduler's with it.
+//
 // TestDifferentialCatchesDisabledCapacity runs weave with its capacity policy (H5) disabled and requires the
 // oracle to find bindings NodeResourcesFit rejects: the proof that the differential test can fail.
 package differential

@@ -13,6 +13,7 @@ import (
 	"github.com/weavesql/weave/cmd/weave-scheduler/app"
 	"github.com/weavesql/weave/e2e/internal/oracle"
 	"github.com/weavesql/weave/e2e/internal/oracle/gen"
+	"github.com/weavesql/weave/scheduler"
 )
 
 // Kind is what a finding says is wrong.
@@ -33,8 +34,11 @@ const (
 	Undecided Kind = "pod without exactly one outcome"
 	// Foreign: a decision about a pod that is not a pending pod of weave-scheduler.
 	Foreign Kind = "decision about another pod"
-	// DecideError: app.Decide failed on the case (weave's model placed what its own check rejects, say).
+	// DecideError: app.Decide failed on the case.
 	DecideError Kind = "app.Decide failed"
+	// CheckRejected: weave's model placed a pod that its own independent check then rejected (the
+	// scheduler leaves it for the next batch: Config.DropRejected); the two disagree.
+	CheckRejected Kind = "placement rejected by weave's own check"
 )
 
 // Finding is one wrong decision.
@@ -199,7 +203,19 @@ func Judge(ctx context.Context, o *oracle.Oracle, c *gen.Case, d app.Decision) (
 			final.Pods = append(final.Pods, p) // pending: the oracle leaves them out, as kube-scheduler's cache does
 		}
 	}
-	// Each binding against the final state first. A rejection there by a plugin whose verdict does not
+	// Some order in which kube-scheduler, one pod at a time, lets every pod onto its node makes every binding
+	// right: each pod is judged with the pods placed before it, and the last pod placed on a node with all of
+	// them, so resources, ports and anti-affinity (checked both ways) are judged in full too. Found greedily,
+	// it spares the judgements below, most of the cost of a judgement of many bindings (a live cluster's).
+	ok, err := greedy(ctx, o, final, ours, placed, sortedKeys(placed))
+	if err != nil {
+		return res, fmt.Errorf("seed %d: %w", c.Seed, err)
+	}
+	if ok {
+		err := judgeUnschedulable(ctx, o, c, d, final, ours, add)
+		return res, err
+	}
+	// Else each binding against the final state first. A rejection there by a plugin whose verdict does not
 	// depend on the order of the bindings (resources and ports count every pod of the node; anti-affinity is
 	// checked both ways; the rest read the node alone) is final. Required pod affinity and topology spread
 	// depend on the order: those bindings, and all that pass, are replayed.
@@ -258,20 +274,32 @@ func Judge(ctx context.Context, o *oracle.Oracle, c *gen.Case, d app.Decision) (
 				Detail: "it passes once every other binding is made, but no order of weave's bindings lets kube-scheduler make them all"})
 		}
 	}
+	err = judgeUnschedulable(ctx, o, c, d, final, ours, add)
+	return res, err
+}
+
+// judgeUnschedulable judges the pods called unschedulable against the final state (kube-scheduler trying
+// them last): one that fits a node is a missed placement.
+func judgeUnschedulable(ctx context.Context, o *oracle.Oracle, c *gen.Case, d app.Decision, final oracle.Cluster,
+	ours map[string]*v1.Pod, add func(Finding)) error {
 	for _, k := range sortedKeys(d.Unschedulable) {
 		p := ours[k]
 		if p == nil {
 			continue
 		}
+		if strings.HasPrefix(d.Unschedulable[k], scheduler.ReasonCheckRejected) {
+			add(Finding{Kind: CheckRejected, Pod: k, Detail: d.Unschedulable[k]})
+			continue
+		}
 		v, err := o.Judge(ctx, final, p)
 		if err != nil {
-			return res, fmt.Errorf("seed %d: %s: %w", c.Seed, k, err)
+			return fmt.Errorf("seed %d: %s: %w", c.Seed, k, err)
 		}
 		if f := v.Feasible(); len(f) > 0 {
 			add(Finding{Kind: MissedPlacement, Pod: k, Feasible: f, Detail: d.Unschedulable[k]})
 		}
 	}
-	return res, nil
+	return nil
 }
 
 func key(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
@@ -312,9 +340,12 @@ func orderDependent(r *oracle.Rejection) bool {
 const replayBudget = 40
 
 // replay looks for an order in which kube-scheduler, placing the given bindings one at a time onto the
-// cluster as it was (with weave's other bindings made), lets every pod onto its node: depth first, in name order, backtracking from dead ends.
+// cluster as it was (with weave's other bindings made), lets every pod onto its node: first greedily (sweeps
+// in name order, each pod placed as soon as it passes), then, if that gets stuck, depth first, in name order,
+// backtracking from dead ends.
 // It returns the pods of the deepest order found that it could not place, each with its rejection there, or
-// exhausted if it ran out of budget before finding an order or ruling every one out.
+// exhausted if it ran out of budget before finding an order or ruling every one out. More than 62 bindings
+// (a live cluster's) are searched greedily only: if that gets stuck, the search is exhausted.
 // Resources, ports and (anti-)affinity do not depend on the order but for required affinity between pods
 // bound together (one must come first); topology spread does (a pod bound later counts in the domain of
 // one bound before).
@@ -325,8 +356,12 @@ func replay(ctx context.Context, o *oracle.Oracle, final oracle.Cluster, ours ma
 	if n == 0 {
 		return nil, false, nil
 	}
+	ok, err := greedy(ctx, o, final, ours, placed, keys)
+	if ok || err != nil {
+		return nil, false, err
+	}
 	if n > 62 {
-		return nil, false, fmt.Errorf("replay: %d bindings", n)
+		return nil, true, nil
 	}
 	full := uint64(1)<<n - 1
 	var base []*v1.Pod
@@ -385,7 +420,7 @@ func replay(ctx context.Context, o *oracle.Oracle, final oracle.Cluster, ours ma
 		}
 		return false, nil
 	}
-	ok, err := visit(0, 0)
+	ok, err = visit(0, 0)
 	if ok || err != nil {
 		return nil, false, err
 	}
@@ -399,4 +434,38 @@ func replay(ctx context.Context, o *oracle.Oracle, final oracle.Cluster, ours ma
 		}
 	}
 	return stuck, false, nil
+}
+
+// greedy places the bindings one at a time, sweeping over those left in name order and placing each as soon
+// as kube-scheduler would let it onto its node, until all are placed (true) or a sweep places none. Required
+// affinity between pods bound together needs one sweep per link of the chain; it costs at most n judgements
+// per sweep, where the depth-first search may revisit a pod at every depth.
+func greedy(ctx context.Context, o *oracle.Oracle, final oracle.Cluster, ours map[string]*v1.Pod,
+	placed map[string]*v1.Pod, keys []string) (bool, error) {
+	var pods []*v1.Pod
+	for _, p := range final.Pods {
+		if placed[key(p)] == nil {
+			pods = append(pods, p)
+		}
+	}
+	left := slices.Clone(keys)
+	for len(left) > 0 {
+		var still []string
+		for _, k := range left {
+			v, err := o.Judge(ctx, oracle.Cluster{Nodes: final.Nodes, Namespaces: final.Namespaces, Pods: pods}, ours[k])
+			if err != nil {
+				return false, err
+			}
+			if v.Passes(placed[k].Spec.NodeName) {
+				pods = append(pods, placed[k])
+			} else {
+				still = append(still, k)
+			}
+		}
+		if len(still) == len(left) {
+			return false, nil
+		}
+		left = still
+	}
+	return true, nil
 }
