@@ -46,7 +46,7 @@ func testLogger(t testing.TB) *slog.Logger {
 func weaveConfig(identity string) app.Config {
 	cfg := app.DefaultConfig()
 	cfg.LeaderElect = false
-	cfg.BindAddress = ""
+	cfg.Serving = nil // no HTTPS server: the tests read the metrics registry (Server.Metrics)
 	cfg.Identity = identity
 	cfg.BatchWait = 50 * time.Millisecond
 	cfg.SolverTimeout = 2 * time.Second

@@ -29,6 +29,9 @@ type Options struct {
 	// {"scheduling.k8s.io/v1beta1": "true"}. With GenericWorkload on, scheduling.k8s.io/v1beta1 (PodGroup,
 	// Workload) is served unless set here, as InitTestAPIServer does.
 	RuntimeConfig map[string]string
+	// AuthorizationModes is the API server's --authorization-mode, e.g. {"RBAC"} for a test that needs
+	// service accounts denied what no role grants them; empty: upstream's test default, AlwaysAllow.
+	AuthorizationModes []string
 }
 
 // disabledAdmission are the admission plugins the API server runs without, upstream's list
@@ -49,6 +52,11 @@ func (o Options) validate() error {
 	for k, v := range o.RuntimeConfig {
 		if k == "" || strings.ContainsAny(k, "=, ") || v == "" || strings.ContainsAny(v, "=, ") {
 			return fmt.Errorf("harness: runtime config %q=%q: want an API group/version (or api/all) and a value such as true", k, v)
+		}
+	}
+	for _, m := range o.AuthorizationModes {
+		if m == "" || strings.ContainsAny(m, "=, ") {
+			return fmt.Errorf("harness: authorization mode %q: want one mode such as RBAC", m)
 		}
 	}
 	return nil
@@ -81,6 +89,9 @@ func (o Options) apply(t testing.TB) ([]string, error) {
 	}
 	if len(rc) > 0 {
 		flags = append(flags, "--runtime-config="+formatMap(rc))
+	}
+	if len(o.AuthorizationModes) > 0 {
+		flags = append(flags, "--authorization-mode="+strings.Join(o.AuthorizationModes, ","))
 	}
 	return flags, nil
 }

@@ -29,6 +29,9 @@ func TestOptionsValidate(t *testing.T) {
 			Options{RuntimeConfig: map[string]string{"scheduling.k8s.io/v1beta1": "true"}}, ""},
 		{"a runtime-config entry without a value is refused",
 			Options{RuntimeConfig: map[string]string{"scheduling.k8s.io/v1beta1": ""}}, `runtime config "scheduling.k8s.io/v1beta1"=""`},
+		{"an authorization mode is accepted", Options{AuthorizationModes: []string{"Node", "RBAC"}}, ""},
+		{"an authorization mode holding a second one is refused",
+			Options{AuthorizationModes: []string{"Node,RBAC"}}, `authorization mode "Node,RBAC"`},
 		{"a runtime-config key holding a second entry is refused",
 			Options{RuntimeConfig: map[string]string{"a/v1=true,b/v1": "true"}}, `runtime config "a/v1=true,b/v1"`},
 	} {
@@ -64,6 +67,8 @@ func TestOptionsApply(t *testing.T) {
 		{"an explicit runtime config wins over the one GenericWorkload implies",
 			Options{FeatureGates: map[string]bool{"GenericWorkload": true}, RuntimeConfig: map[string]string{"scheduling.k8s.io/v1beta1": "false", "api/alpha": "true"}},
 			[]string{"--endpoint-reconciler-type=none", admission, "--runtime-config=api/alpha=true,scheduling.k8s.io/v1beta1=false"}},
+		{"authorization modes are the API server's --authorization-mode", Options{AuthorizationModes: []string{"Node", "RBAC"}},
+			[]string{"--endpoint-reconciler-type=none", admission, "--authorization-mode=Node,RBAC"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			flags, err := tc.o.apply(t)

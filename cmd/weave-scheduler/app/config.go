@@ -3,12 +3,15 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/weavesql/weave/scheduler"
 	"sigs.k8s.io/yaml"
@@ -67,8 +70,10 @@ type Config struct {
 	LeaseDuration  time.Duration `json:"leaseDuration,omitempty"`
 	RenewDeadline  time.Duration `json:"renewDeadline,omitempty"`
 	RetryPeriod    time.Duration `json:"retryPeriod,omitempty"`
-	// BindAddress serves /healthz, /readyz and /metrics; empty disables the server.
-	BindAddress string `json:"bindAddress,omitempty"`
+	// Serving is the HTTPS server of /healthz, /readyz, /livez and /metrics (serving.go): kube-scheduler's
+	// options and flags (--secure-port, --bind-address, --tls-cert-file, --authentication-kubeconfig, ...), not
+	// read from the file; nil serves nothing.
+	Serving *ServingOptions `json:"-"`
 	// QPS and Burst of the API client.
 	QPS   float32 `json:"qps,omitempty"`
 	Burst int     `json:"burst,omitempty"`
@@ -112,7 +117,7 @@ func DefaultConfig() Config {
 		LeaseDuration:  15 * time.Second,
 		RenewDeadline:  10 * time.Second,
 		RetryPeriod:    2 * time.Second,
-		BindAddress:    ":10351",
+		Serving:        NewServingOptions(),
 		QPS:            200,
 		Burst:          400,
 		LogFormat:      "json",
@@ -150,7 +155,10 @@ func ParseFlags(args []string) (Config, error) {
 	fs.DurationVar(&c.LeaseDuration, "leader-elect-lease-duration", cfg.LeaseDuration, "lease duration")
 	fs.DurationVar(&c.RenewDeadline, "leader-elect-renew-deadline", cfg.RenewDeadline, "renew deadline")
 	fs.DurationVar(&c.RetryPeriod, "leader-elect-retry-period", cfg.RetryPeriod, "retry period")
-	fs.StringVar(&c.BindAddress, "bind-address", cfg.BindAddress, "address of /healthz, /readyz and /metrics (empty: off)")
+	// kube-scheduler's serving flags are pflag flags (k8s.io/apiserver); they set cfg.Serving directly.
+	serving := pflag.NewFlagSet("serving", pflag.ContinueOnError)
+	cfg.Serving.AddFlags(serving)
+	serving.VisitAll(func(f *pflag.Flag) { fs.Var(stdFlag(f.Value), f.Name, f.Usage) })
 	var qps float64
 	fs.Float64Var(&qps, "kube-api-qps", float64(cfg.QPS), "API client QPS")
 	fs.IntVar(&c.Burst, "kube-api-burst", cfg.Burst, "API client burst")
@@ -221,8 +229,6 @@ func ParseFlags(args []string) (Config, error) {
 			cfg.RenewDeadline = c.RenewDeadline
 		case "leader-elect-retry-period":
 			cfg.RetryPeriod = c.RetryPeriod
-		case "bind-address":
-			cfg.BindAddress = c.BindAddress
 		case "kube-api-qps":
 			cfg.QPS = c.QPS
 		case "kube-api-burst":
@@ -259,6 +265,9 @@ func ParseFlags(args []string) (Config, error) {
 	if err := checkStateDB(cfg); err != nil {
 		return cfg, err
 	}
+	if err := cfg.Serving.Validate(); err != nil {
+		return cfg, err
+	}
 	return cfg, nil
 }
 
@@ -271,6 +280,9 @@ func decodeFile(data []byte, cfg *Config) error {
 	var m map[string]any
 	if err := json.Unmarshal(js, &m); err != nil {
 		return err
+	}
+	if _, ok := m["bindAddress"]; ok {
+		return errRemovedBindAddress
 	}
 	for k, v := range m {
 		if str, ok := v.(string); ok && durationField[k] {
@@ -286,6 +298,40 @@ func decodeFile(data []byte, cfg *Config) error {
 	dec.DisallowUnknownFields()
 	return dec.Decode(cfg)
 }
+
+// pflagValue is a pflag.Value as a flag.Value. Its zero value prints as "": the flag package's usage
+// message calls String on a zero value of each flag's type, which for pflag's own types panics.
+type pflagValue struct{ pflag.Value }
+
+func (v *pflagValue) String() string {
+	if v == nil || v.Value == nil {
+		return ""
+	}
+	return v.Value.String()
+}
+
+// pflagBool is a pflag bool flag, which the flag package takes without an argument (--authentication-skip-lookup).
+type pflagBool struct{ pflagValue }
+
+func (*pflagBool) IsBoolFlag() bool { return true }
+
+func (v *pflagBool) String() string {
+	if v == nil || v.Value == nil {
+		return "false"
+	}
+	return v.Value.String()
+}
+
+func stdFlag(v pflag.Value) flag.Value {
+	if v.Type() == "bool" {
+		return &pflagBool{pflagValue{v}}
+	}
+	return &pflagValue{v}
+}
+
+// errRemovedBindAddress answers a file of an earlier version, whose bindAddress (":10351") served plain HTTP.
+var errRemovedBindAddress = errors.New("bindAddress: weave-scheduler no longer serves plain HTTP; it serves HTTPS with " +
+	"delegated authentication and authorization on --secure-port (10259) of --bind-address (an IP), flags as kube-scheduler's (README)")
 
 // durationField holds the file keys of Config's time.Duration fields, which a file gives as Go durations
 // ("300ms"). Derived from the struct: a hand-kept list missed a field added later.

@@ -122,3 +122,114 @@ func bytesOf(s string) (int64, error) {
 	}
 	return 0, fmt.Errorf("%q: no binary size suffix", s)
 }
+
+// TestDeploySecurePort: deploy/ serves and probes the HTTPS port (DefaultSecurePort) as kube-scheduler's,
+// annotates it for Prometheus, and grants what its delegated authentication and authorization need:
+// TokenReviews and SubjectAccessReviews (system:auth-delegator), the client CAs of
+// kube-system/extension-apiserver-authentication, and a ClusterRole a scraper is bound to for /metrics.
+func TestDeploySecurePort(t *testing.T) {
+	data, err := os.ReadFile("../../../deploy/deployment.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type probe struct {
+		HTTPGet struct {
+			Path   string `json:"path"`
+			Port   string `json:"port"`
+			Scheme string `json:"scheme"`
+		} `json:"httpGet"`
+	}
+	var dep struct {
+		Spec struct {
+			Template struct {
+				Metadata struct {
+					Annotations map[string]string `json:"annotations"`
+				} `json:"metadata"`
+				Spec struct {
+					Containers []struct {
+						Args  []string `json:"args"`
+						Ports []struct {
+							Name          string `json:"name"`
+							ContainerPort int    `json:"containerPort"`
+						} `json:"ports"`
+						LivenessProbe  probe `json:"livenessProbe"`
+						ReadinessProbe probe `json:"readinessProbe"`
+					} `json:"containers"`
+				} `json:"spec"`
+			} `json:"template"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(data, &dep); err != nil {
+		t.Fatal(err)
+	}
+	c := dep.Spec.Template.Spec.Containers[0]
+	port := ""
+	for _, p := range c.Ports {
+		if p.ContainerPort == DefaultSecurePort {
+			port = p.Name
+		}
+	}
+	if port == "" {
+		t.Fatalf("no container port %d in %+v", DefaultSecurePort, c.Ports)
+	}
+	for _, a := range c.Args {
+		if strings.HasPrefix(a, "--secure-port") || strings.HasPrefix(a, "--bind-address") {
+			t.Errorf("argument %s: the manifest is written for the default port", a)
+		}
+	}
+	for name, p := range map[string]probe{"liveness": c.LivenessProbe, "readiness": c.ReadinessProbe} {
+		g := p.HTTPGet
+		if g.Port != port || g.Scheme != "HTTPS" || (g.Path != "/healthz" && g.Path != "/readyz" && g.Path != "/livez") {
+			t.Errorf("%s probe %+v: want an always-allowed path on port %s, scheme HTTPS", name, g, port)
+		}
+	}
+	a := dep.Spec.Template.Metadata.Annotations
+	if a["prometheus.io/port"] != strconv.Itoa(DefaultSecurePort) || a["prometheus.io/scheme"] != "https" || a["prometheus.io/scrape"] != "true" {
+		t.Errorf("Prometheus annotations %v: want port %d, scheme https", a, DefaultSecurePort)
+	}
+
+	data, err = os.ReadFile("../../../deploy/rbac.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type ref struct {
+		Kind      string `json:"kind"`
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
+	}
+	found := map[string]bool{}
+	for _, doc := range strings.Split(string(data), "\n---\n") {
+		var obj struct {
+			Kind     string `json:"kind"`
+			Metadata ref    `json:"metadata"`
+			RoleRef  ref    `json:"roleRef"`
+			Subjects []ref  `json:"subjects"`
+			Rules    []struct {
+				NonResourceURLs []string `json:"nonResourceURLs"`
+				Verbs           []string `json:"verbs"`
+			} `json:"rules"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+			t.Fatal(err)
+		}
+		sa := len(obj.Subjects) == 1 && obj.Subjects[0] == ref{"ServiceAccount", "weave-scheduler", "kube-system"}
+		switch {
+		case obj.Kind == "ClusterRoleBinding" && obj.RoleRef.Kind == "ClusterRole" && obj.RoleRef.Name == "system:auth-delegator" && sa:
+			found["auth-delegator"] = true
+		case obj.Kind == "RoleBinding" && obj.Metadata.Namespace == "kube-system" && obj.RoleRef.Kind == "Role" &&
+			obj.RoleRef.Name == "extension-apiserver-authentication-reader" && sa:
+			found["authentication-reader"] = true
+		case obj.Kind == "ClusterRole":
+			for _, r := range obj.Rules {
+				if fmt.Sprint(r.NonResourceURLs) == "[/metrics]" && fmt.Sprint(r.Verbs) == "[get]" {
+					found["metrics-reader"] = true
+				}
+			}
+		}
+	}
+	for _, want := range []string{"auth-delegator", "authentication-reader", "metrics-reader"} {
+		if !found[want] {
+			t.Errorf("rbac.yaml: no %s", want)
+		}
+	}
+}

@@ -167,7 +167,7 @@ func startFake(t *testing.T, f *fakeAPI, tune func(*Config)) *Server {
 func startFakeWith(t *testing.T, f *fakeAPI, tune func(*Config), setup func(*Server)) *Server {
 	t.Helper()
 	cfg := DefaultConfig()
-	cfg.LeaderElect, cfg.BindAddress = false, ""
+	cfg.LeaderElect, cfg.Serving = false, nil
 	cfg.BatchWait = 20 * time.Millisecond
 	cfg.InitialBackoff, cfg.MaxBackoff = 100*time.Millisecond, 400*time.Millisecond
 	if tune != nil {

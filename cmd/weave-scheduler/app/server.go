@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"reflect"
 	"strings"
@@ -171,21 +170,6 @@ func (s *Server) Ready() bool { return s.synced.Load() }
 // Leader reports whether this replica holds the Lease (always true without leader election once running).
 func (s *Server) Leader() bool { return s.leader.Load() }
 
-// Handler serves /healthz, /readyz and /metrics.
-func (s *Server) Handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
-		if !s.synced.Load() {
-			http.Error(w, "informers not synced", http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprintln(w, "ok")
-	})
-	mux.Handle("/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
-	return mux
-}
-
 // Run runs the replica until ctx is cancelled or, with leader election, until it loses the Lease, or until
 // it loses its state schema (scheduler.ErrStateLost: the PostgreSQL connection holding its lock is gone;
 // restarted, the replica claims a schema again and rebuilds its state).
@@ -206,16 +190,11 @@ func (s *Server) run(ctx context.Context) error {
 	defer s.events.wait() // after cancel, before the state closes
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if s.cfg.BindAddress != "" {
-		ln, err := net.Listen("tcp", s.cfg.BindAddress)
-		if err != nil {
-			return err
-		}
-		srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 5 * time.Second}
-		go srv.Serve(ln)
-		defer srv.Close()
-		s.log.Info("serving", "address", ln.Addr().String())
+	stopServing, err := s.serve(ctx) // serving.go
+	if err != nil {
+		return err
 	}
+	defer stopServing()
 	s.broadcast.StartRecordingToSink(ctx.Done())
 	defer s.broadcast.Shutdown()
 	if err := s.startInformers(ctx); err != nil {

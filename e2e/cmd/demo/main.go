@@ -69,7 +69,7 @@ func run(nodes, pods int, showLog bool) error {
 	}
 
 	cfg := app.DefaultConfig()
-	cfg.LeaderElect, cfg.BindAddress = false, ""
+	cfg.LeaderElect, cfg.Serving = false, nil
 	cfg.BatchWait = 100 * time.Millisecond
 	cfg.InitialBackoff, cfg.MaxBackoff = 200*time.Millisecond, 2*time.Second
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))

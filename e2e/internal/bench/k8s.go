@@ -191,7 +191,7 @@ func (r *Runner) weaveConfig(batch int) app.Config {
 		cfg.BatchWait = r.cfg.BatchWait
 	}
 	cfg.LeaderElect = false
-	cfg.BindAddress = ""
+	cfg.Serving = nil
 	cfg.Identity = "weave-bench"
 	cfg.BatchSize = batch
 	cfg.InitialBackoff = 200 * time.Millisecond
