@@ -67,6 +67,14 @@ func (s *Server) scheduleLoop(ctx context.Context) error {
 				return ctx.Err()
 			}
 		}
+		for _, u := range unsched {
+			if strings.HasPrefix(u.Reason, scheduler.ReasonCheckRejected) {
+				// The model and the independent check disagree: a bug to report, not a pod to lose (it is
+				// retried with the next batch like any pod left out).
+				s.metrics.skipped.WithLabelValues("check_rejected").Inc()
+				s.log.Warn("placement rejected by the independent check", "pod", u.Pod, "reason", u.Reason)
+			}
+		}
 		tf := time.Now()
 		if len(unsched) > 0 {
 			s.failed(ctx, unsched)

@@ -137,6 +137,9 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 		Verify:                               cfg.Verify,
 
 		DisabledPolicies: cfg.DisabledPolicies,
+		// A placement the independent check rejects is left out of the batch, which keeps the rest (the check
+		// is what guards the bindings; backing off the whole batch delayed up to BatchSize pods).
+		DropRejected: true,
 	}, log)
 	if err != nil {
 		return nil, err

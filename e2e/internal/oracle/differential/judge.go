@@ -13,6 +13,7 @@ import (
 	"github.com/weavesql/weave/cmd/weave-scheduler/app"
 	"github.com/weavesql/weave/e2e/internal/oracle"
 	"github.com/weavesql/weave/e2e/internal/oracle/gen"
+	"github.com/weavesql/weave/scheduler"
 )
 
 // Kind is what a finding says is wrong.
@@ -33,8 +34,11 @@ const (
 	Undecided Kind = "pod without exactly one outcome"
 	// Foreign: a decision about a pod that is not a pending pod of weave-scheduler.
 	Foreign Kind = "decision about another pod"
-	// DecideError: app.Decide failed on the case (weave's model placed what its own check rejects, say).
+	// DecideError: app.Decide failed on the case.
 	DecideError Kind = "app.Decide failed"
+	// CheckRejected: weave's model placed a pod that its own independent check then rejected (the
+	// scheduler leaves it for the next batch: Config.DropRejected); the two disagree.
+	CheckRejected Kind = "placement rejected by weave's own check"
 )
 
 // Finding is one wrong decision.
@@ -281,6 +285,10 @@ func judgeUnschedulable(ctx context.Context, o *oracle.Oracle, c *gen.Case, d ap
 	for _, k := range sortedKeys(d.Unschedulable) {
 		p := ours[k]
 		if p == nil {
+			continue
+		}
+		if strings.HasPrefix(d.Unschedulable[k], scheduler.ReasonCheckRejected) {
+			add(Finding{Kind: CheckRejected, Pod: k, Detail: d.Unschedulable[k]})
 			continue
 		}
 		v, err := o.Judge(ctx, final, p)
