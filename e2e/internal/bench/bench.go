@@ -38,8 +38,8 @@ type Config struct {
 	// Schedulers, when not empty, limits experiments 4 and 6 to these schedulers (kube, weave): for
 	// investigating one of them; the reports' comparisons need both.
 	Schedulers []string
-	// BatchWait, when not zero, replaces weave-scheduler's batch wait (200 ms): the batching
-	// rule's cost on workloads whose pods do not interact.
+	// BatchWait, when not zero, sets weave-scheduler's batch wait (none by default since issue 24: a
+	// batch is what is pending when the loop is free): the batching rule's cost and benefit.
 	BatchWait time.Duration
 	// Runs, when not zero, replaces the latency experiment's number of runs (3).
 	Runs int
