@@ -194,6 +194,19 @@ func TestDifferentialAgainstSQLite(t *testing.T) {
 	if testing.Short() {
 		seeds = 1
 	}
+	// The enumeration evaluates every assignment in the database, a few
+	// hundred to a few thousand queries per instance: on PostgreSQL that is
+	// nine tenths of the test's time. The state is the same in both
+	// databases (same seed) and the optimum does not depend on the
+	// encoding, so each state is enumerated once per database, and
+	// PostgreSQL enumerates seed 0 only, where it must agree with SQLite's
+	// enumeration (a dialect difference in the policy's SQL shows there):
+	// its other runs are judged by SQLite's.
+	type optimum struct {
+		feasible bool
+		best     int64
+	}
+	enumerated := map[string]optimum{}
 	for _, file := range files {
 		schema := policySchema(t, file)
 		for run := 0; run < seeds+1; run++ {
@@ -227,7 +240,18 @@ func TestDifferentialAgainstSQLite(t *testing.T) {
 					if err := m.Connect(db); err != nil {
 						t.Fatal(err)
 					}
-					feasible, best := bruteForce(t, m)
+					var feasible bool
+					var best int64
+					state := fmt.Sprintf("%s/%d", file, seed)
+					if o, ok := enumerated[state]; ok && (seed != 0 || label != "" || d.Name == "sqlite") {
+						feasible, best = o.feasible, o.best
+					} else {
+						feasible, best = bruteForce(t, m)
+						if o, ok := enumerated[state]; ok && (o != optimum{feasible, best}) {
+							t.Fatalf("%s enumerates feasible %v, best %d; sqlite: feasible %v, best %d", d.Name, feasible, best, o.feasible, o.best)
+						}
+						enumerated[state] = optimum{feasible, best}
+					}
 					judge := func(t *testing.T, who string, res *Result) {
 						t.Helper()
 						switch {

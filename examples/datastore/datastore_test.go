@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/weavesql/weave/cp"
 )
 
 func newTestCluster(t testing.TB, racks, perRack, shards int) *Cluster {
@@ -158,6 +160,9 @@ func TestMinimalMovementOnJoin(t *testing.T) {
 	for _, racks := range [][2]string{{"rack-d", "rack-d"}, {"rack-d", "rack-e"}} {
 		t.Run(racks[0]+"+"+racks[1], func(t *testing.T) {
 			c := newTestCluster(t, 3, 2, 8)
+			// 5,000 branches reach the minimum (1,000 do too): a time
+			// limit on a loaded machine did not.
+			c.Backend, c.Timeout = branchLimited{5000}, 0
 			step(t, c)
 			old, err := c.Current()
 			if err != nil {
@@ -311,4 +316,15 @@ func BenchmarkStep(b *testing.B) {
 			b.ReportMetric(float64(sr.Moves), "moves")
 		}
 	})
+}
+
+// branchLimited is cp stopped after a number of branches instead of a
+// time, with one worker: the same search on a quiet or a loaded machine.
+type branchLimited struct{ branches int64 }
+
+func (branchLimited) Name() string { return "cp (branch limit)" }
+
+func (b branchLimited) Solve(ctx context.Context, m *cp.Model, p cp.Params) (*cp.Response, error) {
+	p.NodeLimit, p.TimeLimit, p.Workers = b.branches, 0, 1
+	return m.Solve(ctx, p)
 }
