@@ -450,7 +450,7 @@ func (s *Scheduler) waitBatch(ctx context.Context) error {
 	var since time.Time // when the wait began with a pod pending
 	for {
 		s.mu.Lock()
-		n := s.pendingCountLocked(s.cfg.BatchSize)
+		n := len(s.queue()) // the queue's rules (a gang counts once minCount pods exist), not every pending pod
 		idle := time.Since(s.lastPending)
 		s.mu.Unlock()
 		var wait time.Duration
@@ -478,20 +478,6 @@ func (s *Scheduler) waitBatch(ctx context.Context) error {
 		}
 		t.Stop()
 	}
-}
-
-// pendingCountLocked counts the pods waiting for this scheduler, up to
-// limit (queue without its sort).
-func (s *Scheduler) pendingCountLocked(limit int) int {
-	n := 0
-	for _, p := range s.state.Pods {
-		if p.NodeName == "" && p.Phase == PhasePending && s.ours(p) {
-			if n++; n >= limit {
-				break
-			}
-		}
-	}
-	return n
 }
 
 // ScheduleBatch waits for a batch (at least one pending pod; see
