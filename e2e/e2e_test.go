@@ -47,8 +47,7 @@ func weaveConfig(identity string) app.Config {
 	cfg := app.DefaultConfig()
 	cfg.LeaderElect = false
 	cfg.Serving = nil // no HTTPS server: the tests read the metrics registry (Server.Metrics)
-	cfg.Identity = identity
-	cfg.BatchWait = 50 * time.Millisecond
+	cfg.Identity = identity // BatchWait: the default, no wait (a batch is what is pending when the loop is free)
 	cfg.SolverTimeout = 2 * time.Second
 	cfg.InitialBackoff = 200 * time.Millisecond
 	cfg.MaxBackoff = 2 * time.Second

@@ -28,9 +28,18 @@ type Config struct {
 	// BatchSize is the most pods per batch (b); 0 means 100. 1 behaves
 	// like kube-scheduler's one pod at a time.
 	BatchSize int
-	// BatchIdle is how long ScheduleBatch waits with no new pending pod
-	// before solving a batch smaller than BatchSize; 0 means 200ms, a
-	// negative value does not wait.
+	// BatchIdle is how long ScheduleBatch may wait for more pods before
+	// solving a batch smaller than BatchSize. 0 or negative (the default)
+	// does not wait: the batch is whatever is pending when ScheduleBatch is
+	// called (up to BatchSize), so under a trickle a batch is one pod and
+	// under a burst the pods that arrive while a batch is solved form the
+	// next one, as group commit does. A positive value waits until
+	// BatchSize pods are pending, or BatchIdle passes with no new pending
+	// pod, or BatchIdle passes since the wait began with a pod pending,
+	// whichever comes first: a pod waits at most BatchIdle for company.
+	// (Before issue 24 only the idle rule ended the wait, and the default
+	// was 200ms: at 10 pods/s it never passed, and every pod waited for
+	// its batch to fill to BatchSize, 4 to 10 s.)
 	BatchIdle time.Duration
 	// Timeout bounds each solve; 0 means 2s. On expiry the best placement
 	// found is used. A batch with no placement found in time is solved
@@ -193,8 +202,8 @@ func New(cfg Config) (*Scheduler, error) {
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = 100
 	}
-	if cfg.BatchIdle == 0 {
-		cfg.BatchIdle = 200 * time.Millisecond
+	if cfg.BatchIdle < 0 {
+		cfg.BatchIdle = 0
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 2 * time.Second
@@ -423,20 +432,41 @@ func (s *Scheduler) queue() []*Pod {
 	return s.state.groupReady(q)
 }
 
-// waitBatch blocks until BatchSize pods are pending, or BatchIdle passes
-// with no new pending pod while at least one is.
+// noPendingPoll is how long waitBatch sleeps with nothing pending before it
+// looks again without being woken (UpsertPod wakes it; the poll covers a pod
+// made pending by any other path).
+const noPendingPoll = time.Second
+
+// WaitBatch returns once a batch is ready, as ScheduleBatch would start it
+// (Config.BatchIdle), or with ctx's error. ScheduleBatch is WaitBatch then
+// SchedulePending; a caller that times its batches calls the two itself.
+func (s *Scheduler) WaitBatch(ctx context.Context) error { return s.waitBatch(ctx) }
+
+// waitBatch blocks until a pod is pending, then, when Config.BatchIdle is
+// positive, until BatchSize pods are pending, or BatchIdle passes with no
+// new pending pod, or BatchIdle passes since it began waiting with a pod
+// pending (Config.BatchIdle).
 func (s *Scheduler) waitBatch(ctx context.Context) error {
+	var since time.Time // when the wait began with a pod pending
 	for {
 		s.mu.Lock()
-		n := len(s.queue())
+		n := len(s.queue()) // the queue's rules (a gang counts once minCount pods exist), not every pending pod
 		idle := time.Since(s.lastPending)
 		s.mu.Unlock()
-		if n >= s.cfg.BatchSize || (n > 0 && (s.cfg.BatchIdle < 0 || idle >= s.cfg.BatchIdle)) {
+		var wait time.Duration
+		switch {
+		case n == 0:
+			wait = noPendingPoll
+		case n >= s.cfg.BatchSize || s.cfg.BatchIdle <= 0:
 			return nil
-		}
-		wait := s.cfg.BatchIdle - idle
-		if n == 0 || wait <= 0 {
-			wait = s.cfg.BatchIdle
+		default:
+			if since.IsZero() {
+				since = time.Now()
+			}
+			wait = min(s.cfg.BatchIdle-idle, s.cfg.BatchIdle-time.Since(since))
+			if wait <= 0 {
+				return nil
+			}
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -450,14 +480,21 @@ func (s *Scheduler) waitBatch(ctx context.Context) error {
 	}
 }
 
-// ScheduleBatch waits for a batch (BatchSize pods, or BatchIdle with no
-// new pending pod), places it with the placement model, checks the
+// ScheduleBatch waits for a batch (at least one pending pod; see
+// Config.BatchIdle for a wait for more), places it with the placement model, checks the
 // placement and records the bindings (the pods are assumed bound). Pods
 // the model leaves without a node are returned as Unschedulable.
 func (s *Scheduler) ScheduleBatch(ctx context.Context) ([]Binding, []Unschedulable, error) {
 	if err := s.waitBatch(ctx); err != nil {
 		return nil, nil, err
 	}
+	return s.SchedulePending(ctx)
+}
+
+// SchedulePending is ScheduleBatch without the wait: it places the pods
+// pending now (up to BatchSize, in queue order), and returns nothing when
+// none is.
+func (s *Scheduler) SchedulePending(ctx context.Context) ([]Binding, []Unschedulable, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	q := takeBatch(s.queue(), s.cfg.BatchSize)

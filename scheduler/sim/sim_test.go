@@ -205,7 +205,7 @@ func percentile(ds []time.Duration, q float64) time.Duration {
 // whole batch and Weave's phases.
 func BenchmarkBatchLatency(b *testing.B) {
 	for _, nodes := range []int{50, 500, 5000, 10000} {
-		for _, bs := range []int{10, 50, 100} {
+		for _, bs := range []int{1, 10, 50, 100} {
 			b.Run(fmt.Sprintf("nodes=%d/b=%d", nodes, bs), func(b *testing.B) { batchLatency(b, nodes, bs, 0, false) })
 		}
 	}

@@ -24,8 +24,10 @@ type Config struct {
 	Kubeconfig string `json:"kubeconfig,omitempty"`
 	// SchedulerName is the spec.schedulerName of the pods this scheduler places.
 	SchedulerName string `json:"schedulerName,omitempty"`
-	// BatchSize is the most pods per solve; BatchWait how long to wait with no new pending pod before
-	// solving a smaller batch.
+	// BatchSize is the most pods per solve. BatchWait is how long a batch may wait for more pods
+	// (scheduler.Config.BatchIdle); 0, the default, does not wait: the loop takes what is pending as soon
+	// as it is free, and the pods that arrive during a solve form the next batch (docs/evaluation.md,
+	// "Responsiveness", has the measured trade-off).
 	BatchSize int           `json:"batchSize,omitempty"`
 	BatchWait time.Duration `json:"batchWait,omitempty"`
 	// SolverTimeout bounds each solve.
@@ -105,7 +107,6 @@ func DefaultConfig() Config {
 	return Config{
 		SchedulerName:  "weave-scheduler",
 		BatchSize:      100,
-		BatchWait:      200 * time.Millisecond,
 		SolverTimeout:  2 * time.Second,
 		BindWorkers:    64,
 		InitialBackoff: time.Second,
@@ -137,7 +138,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.StringVar(&c.Kubeconfig, "kubeconfig", cfg.Kubeconfig, "kubeconfig file (empty: in-cluster)")
 	fs.StringVar(&c.SchedulerName, "scheduler-name", cfg.SchedulerName, "schedule pods whose spec.schedulerName is this")
 	fs.IntVar(&c.BatchSize, "batch-size", cfg.BatchSize, "most pods per batch")
-	fs.DurationVar(&c.BatchWait, "batch-wait", cfg.BatchWait, "solve a smaller batch after this long with no new pending pod")
+	fs.DurationVar(&c.BatchWait, "batch-wait", cfg.BatchWait, "wait up to this long for more pods before solving a batch smaller than --batch-size (0: no wait, the batch is what is pending)")
 	fs.DurationVar(&c.SolverTimeout, "solver-timeout", cfg.SolverTimeout, "time limit of each solve")
 	fs.DurationVar(&c.SolverImprovementTimeout, "solver-improvement-timeout", cfg.SolverImprovementTimeout, "end a solve once the placement has not improved for this long (0: 5ms; negative: run to --solver-timeout)")
 	fs.DurationVar(&c.SolverUnplacedImprovementTimeout, "solver-unplaced-improvement-timeout", cfg.SolverUnplacedImprovementTimeout, "the same while the placement leaves a pod without a node that the solver has not ruled out (0: 100ms; negative: off)")

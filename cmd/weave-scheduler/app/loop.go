@@ -33,10 +33,17 @@ func (s *Server) scheduleLoop(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		// Adaptive batching (issue 24): the batch is what is pending once the loop is free (up to BatchSize;
+		// BatchWait, off by default, waits for more). Pods that arrive while this batch is solved form the
+		// next one. The wait is outside the batch's time ("total"); the events queued when it ends (pods
+		// created together, nodes changed) are applied before the solve.
+		if err := s.brain.WaitBatch(ctx); err != nil {
+			return err
+		}
 		s.events.drain(ctx, maxDrain)
 		s.metrics.pending.Set(float64(len(s.brain.Pending())))
 		t0 := time.Now()
-		bindings, unsched, err := s.brain.ScheduleBatch(ctx)
+		bindings, unsched, err := s.brain.SchedulePending(ctx)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

@@ -4,7 +4,8 @@
 //
 //	weave-bench all --out DIR          # every experiment, the paper's sizes (long)
 //	weave-bench quick --out DIR        # every experiment, small (a few minutes)
-//	weave-bench placed --out DIR       # one experiment (placed, quality, preemption, scale, ablation); --quick shrinks it
+//	weave-bench placed --out DIR       # one experiment (placed, quality, preemption, scale, ablation, latency); --quick shrinks it
+//	weave-bench latency                # creation-to-binding latency by arrival rate; writes to a new temporary directory
 //
 // Progress goes to stderr; the API server's and the schedulers' logs to DIR/server.log.
 package main
@@ -26,7 +27,7 @@ import (
 )
 
 func usage(w io.Writer) {
-	fmt.Fprintf(w, "usage: weave-bench COMMAND --out DIR [--quick]\n\ncommands:\n")
+	fmt.Fprintf(w, "usage: weave-bench COMMAND [--out DIR] [--quick]\n\ncommands:\n")
 	fmt.Fprintf(w, "  %-11s every experiment at the paper's sizes\n", "all")
 	fmt.Fprintf(w, "  %-11s every experiment, small (a few minutes)\n", "quick")
 	for _, e := range bench.Experiments {
@@ -51,19 +52,23 @@ func run(args []string) error {
 	}
 	cmd := args[0]
 	fs := flag.NewFlagSet("weave-bench "+cmd, flag.ContinueOnError)
-	out := fs.String("out", "", "output directory (required)")
+	out := fs.String("out", "", "output directory (default: a new temporary directory, printed at the end)")
 	quick := fs.Bool("quick", cmd == "quick", "small sizes")
 	tiny := fs.Bool("tiny", false, "smaller still (the command's own test)")
 	workloads := fs.String("workloads", "", "scale: comma-separated scheduler_perf workloads to run (e.g. PreemptionBasic or Preempt; default all)")
 	schedulers := fs.String("schedulers", "", "preemption, scale: run only these schedulers (kube, weave; default both)")
-	nodes := fs.String("nodes", "", "scale: comma-separated node counts (default by mode: 500,5000; quick 500; tiny 50)")
-	batchWait := fs.Duration("batch-wait", 0, "weave-scheduler's batch wait (default its own, 200ms)")
+	nodes := fs.String("nodes", "", "scale: comma-separated node counts (default by mode: 500,5000; quick 500; tiny 50); latency: the node count (500)")
+	batchWait := fs.Duration("batch-wait", 0, "weave-scheduler's batch wait (default its own)")
+	runs := fs.Int("runs", 0, "latency: alternated runs (default 3)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
 	if *out == "" {
-		usage(os.Stderr)
-		return fmt.Errorf("--out is required")
+		dir, err := os.MkdirTemp("", "weave-bench-"+cmd+"-")
+		if err != nil {
+			return err
+		}
+		*out = dir
 	}
 	wl := split(*workloads)
 	var ns []int
@@ -110,7 +115,7 @@ func run(args []string) error {
 		Out: *out, Quick: *quick, Tiny: *tiny,
 		Progress: progress, ServerLog: logFile,
 		Command:   "weave-bench " + strings.Join(args, " "),
-		Workloads: wl, Nodes: ns, Schedulers: split(*schedulers), BatchWait: *batchWait,
+		Workloads: wl, Nodes: ns, Schedulers: split(*schedulers), BatchWait: *batchWait, Runs: *runs,
 	})
 	if err != nil {
 		return err

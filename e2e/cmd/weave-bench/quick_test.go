@@ -37,6 +37,9 @@ func TestTinyRunIsWellFormed(t *testing.T) {
 		{"preemption", []string{"scheduler", "t_s", "group", "priority", "running"}, 6, 0},
 		{"scale", []string{"workload", "nodes", "scheduler", "pods", "bound", "pods_per_s", "p5_ms", "p25_ms", "p50_ms", "p75_ms", "p95_ms", "p99_ms", "weave_batches", "weave_decide_p50_ms", "weave_decide_max_ms", "weave_variables_p50", "error"}, 12, 12},
 		{"ablation", []string{"batch", "pods_placed_before", "batch_size", "variant", "status", "placed", "objective", "variables", "constraints", "fetch_ms", "ground_ms", "solve_ms", "extract_ms", "total_ms", "error"}, 8, 8},
+		// latency: 1 run × 2 schedulers × 2 workloads × 3 rates, 2 apps × (3 + 3) pods each.
+		{"latency_runs", []string{"run", "scheduler", "workload", "rate", "pods", "bound", "p50_ms", "p90_ms", "p99_ms", "max_ms", "weave_batches", "weave_batch_size_mean", "weave_decide_mean_ms", "weave_batch_total_mean_ms", "error"}, 12, 12},
+		{"latency_pods", []string{"run", "scheduler", "workload", "rate", "latency_ms"}, 144, 144},
 	}
 	for _, c := range csvs {
 		f, err := os.Open(filepath.Join(dir, c.name+".csv"))
@@ -58,7 +61,7 @@ func TestTinyRunIsWellFormed(t *testing.T) {
 			t.Errorf("%s.csv has %d rows, want %d..%d", c.name, n, c.minRows, c.maxRows)
 		}
 	}
-	figures := []string{"placed_over_time", "latency_per_pod", "latency_breakdown", "model_size", "quality", "preemption", "scale_throughput", "ablation_time", "ablation_size"}
+	figures := []string{"placed_over_time", "latency_per_pod", "latency_breakdown", "model_size", "quality", "preemption", "scale_throughput", "ablation_time", "ablation_size", "latency_cdf_basic", "latency_cdf_nginx_redis"}
 	for _, name := range figures {
 		f, err := os.Open(filepath.Join(dir, name+".png"))
 		if err != nil {
@@ -82,7 +85,7 @@ func TestTinyRunIsWellFormed(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := string(report)
-	for _, want := range []string{"## Experiment 1: ", "## Experiment 2: ", "## Experiment 3: ", "## Experiment 4: ", "## Experiment 5: ", "## Experiment 6: ", "## Experiment 7: "} {
+	for _, want := range []string{"## Experiment 1: ", "## Experiment 2: ", "## Experiment 3: ", "## Experiment 4: ", "## Experiment 5: ", "## Experiment 6: ", "## Experiment 7: ", "## Experiment 8: "} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)
 		}

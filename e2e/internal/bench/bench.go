@@ -38,9 +38,11 @@ type Config struct {
 	// Schedulers, when not empty, limits experiments 4 and 6 to these schedulers (kube, weave): for
 	// investigating one of them; the reports' comparisons need both.
 	Schedulers []string
-	// BatchWait, when not zero, replaces weave-scheduler's batch wait (200 ms): the batching
-	// rule's cost on workloads whose pods do not interact.
+	// BatchWait, when not zero, sets weave-scheduler's batch wait (none by default since issue 24: a
+	// batch is what is pending when the loop is free): the batching rule's cost and benefit.
 	BatchWait time.Duration
+	// Runs, when not zero, replaces the latency experiment's number of runs (3).
+	Runs int
 }
 
 // Experiment is one of the paper's experiments, or a group of them that share runs.
@@ -61,6 +63,7 @@ var Experiments = []Experiment{
 	{Name: "preemption", Sections: []int{4}, Help: "preemption convergence with three priority groups", run: runPreemption},
 	{Name: "scale", Sections: []int{6}, Help: "scheduler_perf workloads at 500 and 5,000 nodes", run: runScale},
 	{Name: "ablation", Sections: []int{7}, Help: "encoding and backend ablation on experiment-1 batches", run: runAblation},
+	{Name: "latency", Sections: []int{8}, Help: "creation-to-binding latency at 10 pods/s, 100 pods/s and in a burst, 500 nodes", run: runLatency},
 }
 
 // Lookup returns the experiment named name.
@@ -184,6 +187,7 @@ var sectionTitles = map[int]string{
 	5: "Model size over time",
 	6: "Scale: scheduler_perf workloads",
 	7: "Encoding and backend ablation",
+	8: "Responsiveness: creation-to-binding latency by arrival rate",
 }
 
 // schedulers returns the schedulers to run in experiments 4 and 6: kube-scheduler then weave-scheduler,

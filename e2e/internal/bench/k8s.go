@@ -182,7 +182,7 @@ func startKube(ctx context.Context, c *harness.Cluster) (*sched, error) {
 	return &sched{name: kubeName, stop: cancel}, nil
 }
 
-// weaveConfig is weave-scheduler's configuration in the benchmarks: the defaults (b = 100, 200 ms batch
+// weaveConfig is weave-scheduler's configuration in the benchmarks: the defaults (b = 100, no batch
 // wait, 2 s solver timeout) without leader election or HTTP server; batch sets b, and Config.BatchWait
 // the batch wait.
 func (r *Runner) weaveConfig(batch int) app.Config {
@@ -201,13 +201,22 @@ func (r *Runner) weaveConfig(batch int) app.Config {
 
 // startWeave starts weave-scheduler in-process with a probe recording every batch.
 func startWeave(ctx context.Context, c *harness.Cluster, cfg app.Config, log *slog.Logger) (*sched, error) {
+	return startWeaveProbe(ctx, c, cfg, log, true)
+}
+
+// startWeaveProbe is startWeave; with perBatch false the probe records no batch (Batches is empty): its hook
+// scrapes the metrics after every solve, on the loop's path before the bindings are queued, which the
+// latency experiment must not time (it scrapes before and after each of its runs instead).
+func startWeaveProbe(ctx context.Context, c *harness.Cluster, cfg app.Config, log *slog.Logger, perBatch bool) (*sched, error) {
 	s, err := app.New(cfg, c.Config, log)
 	if err != nil {
 		return nil, fmt.Errorf("start weave-scheduler: %w", err)
 	}
 	probe := &weaveProbe{srv: s, start: time.Now()}
 	probe.last = probe.scrape()
-	s.Hooks.AfterSolve = probe.afterSolve
+	if perBatch {
+		s.Hooks.AfterSolve = probe.afterSolve
+	}
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	var runErr error
