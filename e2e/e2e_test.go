@@ -46,7 +46,7 @@ func testLogger(t testing.TB) *slog.Logger {
 func weaveConfig(identity string) app.Config {
 	cfg := app.DefaultConfig()
 	cfg.LeaderElect = false
-	cfg.Serving = nil // no HTTPS server: the tests read the metrics registry (Server.Metrics)
+	cfg.Serving = nil       // no HTTPS server: the tests read the metrics registry (Server.Metrics)
 	cfg.Identity = identity // BatchWait: the default, no wait (a batch is what is pending when the loop is free)
 	cfg.SolverTimeout = 2 * time.Second
 	cfg.InitialBackoff = 200 * time.Millisecond
