@@ -85,7 +85,8 @@ func compareSQLiteViews(ctx context.Context, db *sql.DB, views []*sqlfront.Creat
 // and, beside it, the policy's query as a temporary view (created in a
 // transaction that is rolled back), each with pg_get_viewdef, which
 // normalises spacing, case and parentheses. Creating the temporary view
-// needs the TEMP privilege; without it the views are not compared.
+// needs the TEMP privilege; without it Connect fails, naming the view,
+// rather than use a view it could not compare.
 func comparePostgresViews(ctx context.Context, db *sql.DB, views []*sqlfront.CreateView) ([]string, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -126,7 +127,10 @@ func comparePostgresViews(ctx context.Context, db *sql.DB, views []*sqlfront.Cre
 		if err != nil {
 			var pg *pgconn.PgError
 			if errors.As(err, &pg) && pg.Code == "42501" { // insufficient_privilege
-				return problems, nil
+				// Reading a view of the user's without comparing it would
+				// take a query that may differ for the policy's.
+				return nil, fmt.Errorf("weave: view %s is in the database and cannot be compared with the policy's query: "+
+					"that needs the TEMP privilege on the database: %w", v.Name, err)
 			}
 			if connectionLost(err) {
 				return nil, dbError("comparing views", err)
