@@ -52,8 +52,9 @@ func nodeFilterCases() []pluginCase {
 // TestNodeFiltersDifferential: for each case the placement model and the
 // Go filter accept the same nodes, the expected ones.
 func TestNodeFiltersDifferential(t *testing.T) {
-	for _, c := range nodeFilterCases() {
+	for _, c := range raceShare(nodeFilterCases()) {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each case has its own scheduler and database
 			s := newTest(t, Config{Timeout: 5 * time.Second})
 			addNodes(t, s, c.nodes...)
 			for _, b := range c.bound {

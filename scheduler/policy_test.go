@@ -123,8 +123,9 @@ func pluginCases() []pluginCase {
 // placement model accepts for a single pod are the ones the Go filter
 // accepts (and the expected ones when given).
 func TestPluginsDifferential(t *testing.T) {
-	for _, c := range pluginCases() {
+	for _, c := range raceShare(pluginCases()) {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each case has its own scheduler and database
 			s := newTest(t, Config{Timeout: 5 * time.Second})
 			addNodes(t, s, c.nodes...)
 			for v, z := range c.vols {

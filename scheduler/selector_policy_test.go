@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -74,27 +75,35 @@ func randomSelectorPod(rng *rand.Rand, name string) Pod {
 // kube-scheduler's plugins read them), over random clusters, terms,
 // selectors, namespaces and spread constraints. Both answers are common.
 func TestSelectorPoliciesAgreeWithTheFilters(t *testing.T) {
-	cases, some := 40, 0
-	if testing.Short() {
+	cases := 40
+	if testing.Short() || raceDetector {
 		cases = 10
 	}
-	for seed := 0; seed < cases; seed++ {
-		rng := rand.New(rand.NewSource(int64(seed)))
-		s := newTest(t, Config{Timeout: 5 * time.Second})
-		randomSelectorCluster(t, s, rng)
-		p := randomSelectorPod(rng, "p")
-		st := s.State()
-		np := normalizePod(p)
-		ref := st.FeasibleNodes(&np)
-		got := feasibleBySolver(t, s, p)
-		if !reflect.DeepEqual(got, ref) && !(len(got) == 0 && len(ref) == 0) {
-			t.Errorf("seed %d: pod %+v\nsolver %v, Go filters %v", seed, p, got, ref)
+	var narrowing atomic.Int64
+	// The cases run in parallel (each has its own scheduler and database);
+	// the group ends when they all have.
+	t.Run("seeds", func(t *testing.T) {
+		for seed := 0; seed < cases; seed++ {
+			t.Run(fmt.Sprint(seed), func(t *testing.T) {
+				t.Parallel()
+				rng := rand.New(rand.NewSource(int64(seed)))
+				s := newTest(t, Config{Timeout: 5 * time.Second})
+				randomSelectorCluster(t, s, rng)
+				p := randomSelectorPod(rng, "p")
+				st := s.State()
+				np := normalizePod(p)
+				ref := st.FeasibleNodes(&np)
+				got := feasibleBySolver(t, s, p)
+				if !reflect.DeepEqual(got, ref) && !(len(got) == 0 && len(ref) == 0) {
+					t.Errorf("seed %d: pod %+v\nsolver %v, Go filters %v", seed, p, got, ref)
+				}
+				if len(ref) > 0 && len(ref) < 5 {
+					narrowing.Add(1)
+				}
+			})
 		}
-		if len(ref) > 0 && len(ref) < 5 {
-			some++
-		}
-		s.Close()
-	}
+	})
+	some := int(narrowing.Load())
 	if some < cases/4 {
 		t.Fatalf("only %d of %d cases rule out some nodes and not all", some, cases)
 	}
