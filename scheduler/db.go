@@ -433,10 +433,10 @@ func deletePod(name string) []stmt {
 
 func writePod(p *Pod) []stmt {
 	st := deletePod(p.Name)
-	st = append(st, stmt{"insert into pod values " + params(16), []any{
+	st = append(st, stmt{"insert into pod values " + params(17), []any{
 		p.Name, p.Namespace, p.SchedulerName, p.Phase, nullStr(p.NodeName), nullStr(p.RequestedNode),
 		p.CPU, p.Memory, p.Storage, p.CPULimit, p.MemoryLimit, p.Priority, p.Group, nullStr(p.Service),
-		nullInt(p.MaxPerNode), p.created}})
+		nullInt(p.MaxPerNode), p.created, nullStr(p.PodGroup)}})
 	for _, k := range sortedKeys(p.Labels) {
 		st = append(st, stmt{"insert into pod_label values " + params(3), []any{p.Name, k, p.Labels[k]}})
 	}
@@ -546,12 +546,17 @@ func loadModelPods(pods []*Pod, victims []*Pod, hint map[string]string) []stmt {
 		}
 		st = append(st,
 			stmt{"insert into batch_pod values " + params(2), []any{p.Name, nullStr(bound)}},
-			stmt{"insert into pending_pod values " + params(15), []any{
+			stmt{"insert into pending_pod values " + params(16), []any{
 				p.Name, p.Namespace, nullStr(guess), nullStr(bound), nullStr(p.RequestedNode),
 				p.CPU, p.Memory, p.Storage, p.CPULimit, p.MemoryLimit, p.Priority, p.Group,
-				nullStr(p.Service), nullInt(p.MaxPerNode), w[p.Priority]}})
+				nullStr(p.Service), nullInt(p.MaxPerNode), w[p.Priority], nullStr(p.PodGroup)}})
 	}
 	return st
+}
+
+func writePodGroup(g PodGroup) []stmt {
+	return []stmt{{"delete from podgroup where name = $1", []any{g.Name}},
+		{"insert into podgroup values " + params(3), []any{g.Name, max(g.MinCount, 1), nullStr(g.TopologyKey)}}}
 }
 
 func writeVolume(name, zone string) []stmt {

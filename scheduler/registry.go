@@ -66,6 +66,8 @@ var Policies = []Policy{
 	{"h15_service_affinity.sql", "H15", "ServiceAffinity", true, both},
 	{"h16_node_declared_features.sql", "H16", "NodeDeclaredFeatures", true, both},
 	{"h17_volume_node_affinity.sql", "H17", "VolumeBinding, VolumeZone (node constraints of bound volumes)", true, both},
+	{"g01_gang.sql", "G1", "GangScheduling (PodGroup minCount, all or nothing)", true, both},
+	{"g02_topology.sql", "G2", "TopologyPlacement (PodGroup topology: one domain per group)", true, both},
 	{"n1_max_per_node.sql", "N1", "new: at most N pods of a group per node (k8s #40358)", true, both},
 	{"n2_even_spread.sql", "N2", "new: even spreading, ceil(pods/domains)", true, both},
 	{"n3_topology_spread.sql", "N3", "PodTopologySpread (DoNotSchedule, maxSkew)", true, both},
@@ -231,6 +233,14 @@ func relax(st *State, off map[string]bool) *State {
 	}
 	if off["H9"] {
 		st.Volumes = map[string]string{}
+	}
+	for _, g := range st.PodGroups {
+		if off["G1"] {
+			g.MinCount = 1
+		}
+		if off["G2"] {
+			g.TopologyKey = ""
+		}
 	}
 	for _, p := range st.Pods {
 		if off["H6"] {

@@ -155,8 +155,8 @@ func (s *Scheduler) nextArc(batch []*Pod) arc {
 	if k == 0 {
 		k = DefaultNodeSample(n)
 	}
-	if k < 0 || n <= k {
-		return wholeRing
+	if k < 0 || n <= k || hasGroups(batch) {
+		return wholeRing // a PodGroup's topology domains are whole racks, not an arc's nodes
 	}
 	width := sampleRing * int64(k) / int64(n)
 	a := arc{lo: s.sampleAt, hi: (s.sampleAt + width) % sampleRing}

@@ -420,7 +420,7 @@ func (s *Scheduler) queue() []*Pod {
 		}
 		return q[i].created < q[j].created
 	})
-	return q
+	return s.state.groupReady(q)
 }
 
 // waitBatch blocks until BatchSize pods are pending, or BatchIdle passes
@@ -460,10 +460,7 @@ func (s *Scheduler) ScheduleBatch(ctx context.Context) ([]Binding, []Unschedulab
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q := s.queue()
-	if len(q) > s.cfg.BatchSize {
-		q = q[:s.cfg.BatchSize]
-	}
+	q := takeBatch(s.queue(), s.cfg.BatchSize)
 	if len(q) == 0 {
 		return nil, nil, nil
 	}
@@ -525,15 +522,23 @@ func (s *Scheduler) placeSplit(ctx context.Context, q []*Pod, limit time.Duratio
 	if limit < minSplitSolve {
 		return map[string]string{}, nil
 	}
-	placed, _, err := s.solve(ctx, s.placement, q, nil, nil, limit)
-	if !errors.Is(err, ErrNoSolution) || len(q) == 1 {
+	var hint map[string]string
+	if hasGroups(q) {
+		// The search starts from the greedy placement, one group at a
+		// time, as kube-scheduler places PodGroups (gangHint): finding any
+		// placement of several all-or-nothing groups took the solver
+		// seconds, and the result is at least as good as the greedy one.
+		hint = s.state.gangHint(q)
+	}
+	placed, _, err := s.solve(ctx, s.placement, q, nil, hint, limit)
+	h := splitPoint(q) // between groups (a group is never split)
+	if !errors.Is(err, ErrNoSolution) || h == 0 {
 		if errors.Is(err, ErrNoSolution) {
-			return map[string]string{}, nil // one pod, no answer in time: unschedulable for now
+			return map[string]string{}, nil // one pod or group, no answer in time: unschedulable for now
 		}
 		return placed, err
 	}
 	share := func(part []*Pod) time.Duration { return limit * time.Duration(len(part)) / time.Duration(len(q)) }
-	h := len(q) / 2
 	first, err := s.placeSplit(ctx, q[:h], share(q[:h]), deadline)
 	if err != nil {
 		return nil, err
@@ -593,7 +598,7 @@ func (s *Scheduler) Preempt(ctx context.Context) ([]Binding, []Eviction, []Unsch
 	defer s.mu.Unlock()
 	var q []*Pod
 	for _, p := range s.queue() {
-		if !p.NeverPreempts { // preemptionPolicy Never: left to the placement model
+		if !p.NeverPreempts && p.PodGroup == "" { // preemptionPolicy Never, and PodGroups (no workload preemption yet): left to the placement model
 			q = append(q, p)
 		}
 	}
@@ -606,7 +611,7 @@ func (s *Scheduler) Preempt(ctx context.Context) ([]Binding, []Eviction, []Unsch
 	top := q[0].Priority
 	var victims []*Pod
 	for _, p := range s.state.Pods {
-		if p.NodeName != "" && live(p) && p.Priority < top {
+		if p.NodeName != "" && live(p) && p.Priority < top && p.PodGroup == "" { // a gang member is never evicted alone
 			victims = append(victims, p)
 		}
 	}
@@ -659,6 +664,8 @@ func (s *Scheduler) PreemptPods(ctx context.Context, names []string) ([]Binding,
 		case !want[p.Name]:
 		case p.NeverPreempts:
 			never = append(never, Unschedulable{Pod: p.Name, Reason: "preemptionPolicy Never: no pod is evicted for it"})
+		case p.PodGroup != "":
+			never = append(never, Unschedulable{Pod: p.Name, Reason: ReasonNoWorkloadPreemption})
 		default:
 			q = append(q, p)
 		}
@@ -679,7 +686,7 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 	}
 	var victims []*Pod
 	for _, p := range s.state.Pods {
-		if p.NodeName != "" && live(p) && p.Priority < low {
+		if p.NodeName != "" && live(p) && p.Priority < low && p.PodGroup == "" { // a gang member is never evicted alone
 			victims = append(victims, p)
 		}
 	}
@@ -902,6 +909,11 @@ var ErrCheck = errors.New("scheduler: solution rejected by the independent check
 // the independent check did not accept (Config.DropRejected); the fault
 // follows.
 const ReasonCheckRejected = "the independent check rejected its placement"
+
+// ReasonNoWorkloadPreemption is the Reason PreemptPods gives a pod of a
+// PodGroup: no pod is evicted for a gang's member yet (workload preemption
+// is not implemented), and no gang member is a victim.
+const ReasonNoWorkloadPreemption = "pod of a PodGroup: workload preemption is not supported, no pod is evicted for it"
 
 // apply records evictions and bindings in the state.
 func (s *Scheduler) apply(ctx context.Context, pods []*Pod, placed map[string]string, ev []Eviction) ([]Binding, []Unschedulable, error) {

@@ -18,11 +18,13 @@ type State struct {
 	// Namespaces maps the namespaces that exist (Namespace objects) to
 	// their labels: affinity terms select namespaces by them.
 	Namespaces map[string]map[string]string
+	// PodGroups maps the PodGroups' names (Pod.PodGroup) to them.
+	PodGroups map[string]*PodGroup
 }
 
 // NewState returns an empty state.
 func NewState() *State {
-	return &State{Nodes: map[string]*Node{}, Pods: map[string]*Pod{}, Volumes: map[string]string{}, Namespaces: map[string]map[string]string{}}
+	return &State{Nodes: map[string]*Node{}, Pods: map[string]*Pod{}, Volumes: map[string]string{}, Namespaces: map[string]map[string]string{}, PodGroups: map[string]*PodGroup{}}
 }
 
 // Clone copies the state (nodes and pods are copied, not their slices).
@@ -41,6 +43,10 @@ func (s *State) Clone() *State {
 	}
 	for k, v := range s.Namespaces {
 		c.Namespaces[k] = v
+	}
+	for k, g := range s.PodGroups {
+		x := *g
+		c.PodGroups[k] = &x
 	}
 	return c
 }
@@ -423,6 +429,7 @@ func (s *State) Check(batch []*Pod) error {
 		}
 	}
 	faults = append(faults, s.checkSpread(batch, placed, ix)...)
+	faults = append(faults, s.checkGangs(batch)...)
 	if len(faults) > 0 {
 		sort.SliceStable(faults, func(i, j int) bool { return faults[i].Problem < faults[j].Problem })
 		return &CheckError{Faults: faults}

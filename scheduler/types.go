@@ -192,6 +192,11 @@ type Pod struct {
 	// it; a pod fits a node only where each positive request fits.
 	Resources map[string]int64
 
+	// PodGroup names the pod's PodGroup (spec.schedulingGroup.podGroupName,
+	// as the key the caller gives State.PodGroups, e.g. namespace/name):
+	// its pods are decided together (gang.go). "" for none.
+	PodGroup string
+
 	created int64 // arrival order, set by the scheduler
 }
 
@@ -206,3 +211,21 @@ type Unschedulable struct {
 
 // Eviction is a bound pod the preemption model evicts.
 type Eviction struct{ Pod, Node string }
+
+// PodGroup is the scheduler's view of a PodGroup (scheduling.k8s.io/v1beta1,
+// kube-scheduler v1.37's GangScheduling and TopologyPlacement plugins): the
+// pods naming it (Pod.PodGroup) are placed all or nothing, at least
+// MinCount of them counting those already bound (G1), and, with a
+// TopologyKey, every pod of the group, bound ones included, on nodes that
+// carry that label with one and the same value (G2). A group is not
+// considered before MinCount of its pods exist (GangScheduling's
+// PreEnqueue); the pods of a group whose PodGroup is unknown wait.
+type PodGroup struct {
+	// Name is the key pods name it by.
+	Name string
+	// MinCount is schedulingPolicy.gang.minCount; 0 or 1 for a basic
+	// group (schedulingPolicy.basic), whose pods are placed as they fit.
+	MinCount int64
+	// TopologyKey is schedulingConstraints.topology[0].key ("" for none).
+	TopologyKey string
+}

@@ -11,6 +11,7 @@ import (
 	"math/rand"
 	"time"
 
+	"github.com/weavesql/weave"
 	"github.com/weavesql/weave/scheduler"
 )
 
@@ -28,6 +29,9 @@ type Cluster struct {
 	Evicted  int
 	Recreate bool
 	pods     map[string]scheduler.Pod
+	// BatchLog, if set, is told of each batch RunGangs solves: pods
+	// placed and left out, the time and Weave's statistics.
+	BatchLog func(placed, unplaced int, d time.Duration, st weave.Stats)
 }
 
 // New wraps a scheduler.

@@ -86,10 +86,21 @@ create table pod (
   group_name varchar(253) not null,        -- owning controller (replica group)
   service_name varchar(253),               -- service whose pods share a zone
   max_per_node integer,                    -- new policy: at most N of the group per node
-  creation integer not null                -- arrival order
+  creation integer not null,               -- arrival order
+  pod_group varchar(253)                   -- its PodGroup (spec.schedulingGroup.podGroupName), if any
 );
 create index pod_node on pod (node_name);
 create index pod_group on pod (group_name);
+create index pod_pod_group on pod (pod_group);
+
+-- PodGroups (scheduling.k8s.io/v1beta1): gang all-or-nothing (min_count,
+-- counting the bound members; 1 for a basic group) and one domain of
+-- topology_key for every member (null: none). Policies G1 and G2.
+create table podgroup (
+  name varchar(253) not null primary key,
+  min_count integer not null,
+  topology_key varchar(253)
+);
 
 -- The scalar resources a node offers (status.allocatable): extended
 -- resources (nvidia.com/gpu, example.com/foo) and hugepages-<size>, each in
@@ -276,7 +287,8 @@ create table pending_pod (
   group_name varchar(253) not null,
   service_name varchar(253),
   max_per_node integer,
-  place_weight bigint not null             -- reward for placing it (priority-ranked)
+  place_weight bigint not null,            -- reward for placing it (priority-ranked)
+  pod_group varchar(253)                   -- its PodGroup, if any
 );
 
 -- The sampled nodes: the arc's, and those the batch's pods need
@@ -305,7 +317,7 @@ where pending_pod.node_name is null
 
 -- Pods holding resources on a node that the model does not decide.
 create view bound_pod as
-select pod.name, pod.namespace, pod.node_name, pod.group_name, pod.service_name,
+select pod.name, pod.namespace, pod.node_name, pod.group_name, pod.service_name, pod.pod_group,
        pod.cpu_request, pod.memory_request, pod.storage_request, pod.cpu_limit, pod.memory_limit
 from pod
 where pod.node_name is not null and (pod.phase = 'Pending' or pod.phase = 'Running')
@@ -691,3 +703,59 @@ select node_free.node_name,
 from node_free join pending_pod on pending_pod.node_name = node_free.node_name
 group by node_free.node_name, node_free.cpu_free, node_free.memory_free, node_free.pods_free,
          node_free.cpu_limit_free, node_free.memory_limit_free;
+
+-- PodGroups of the pods a model decides (G1): how many more members than
+-- those bound the group needs placed, if any is placed (min_count minus
+-- the bound members; 0 or less: no bound).
+create view gang_need as
+select g.name as pod_group, g.min_count - (select count(*) from bound_pod b where b.pod_group = g.name) as need
+from podgroup g
+where g.name in (select p.pod_group from batch_pod join pod p on p.name = batch_pod.pod_name);
+
+-- PodGroups of the pods a model decides with a topology key (G2), the
+-- domains of their bound members (as bound_pod has them), and the nodes
+-- each may not use: those without the label, and, once a member is bound,
+-- those of another domain. The bound members' domains come first: per
+-- (group, node) the group's bound pods were read once per node, 1 s a
+-- batch once 500 nodes ran 3,500 pods.
+create view gang_topology as
+select g.name as pod_group, g.topology_key
+from podgroup g
+where g.topology_key is not null
+  and g.name in (select p.pod_group from batch_pod join pod p on p.name = batch_pod.pod_name);
+
+create view gang_bound_domain as
+select distinct t.pod_group, t.topology_key, bl.label_value as domain
+from gang_topology t
+join pod b on b.pod_group = t.pod_group
+join node_label bl on bl.node_name = b.node_name and bl.label_key = t.topology_key
+where b.node_name is not null and (b.phase = 'Pending' or b.phase = 'Running')
+  and b.name not in (select batch_pod.pod_name from batch_pod);
+
+create view gang_topology_conflict as
+select t.pod_group, n.name as node_name
+from gang_topology t, node n
+where not exists (select 1 from node_label l where l.node_name = n.name and l.label_key = t.topology_key)
+union
+select d.pod_group, l.node_name
+from gang_bound_domain d join node_label l on l.label_key = d.topology_key and l.label_value <> d.domain;
+
+-- (group, node, domain number) for the groups of gang_topology and the
+-- nodes carrying their key: the number of the domain a member placed
+-- there would be in (G2), the rank of the label's value among the key's
+-- values. Each domain is ranked once, by a grouped join (an aggregate,
+-- which SQLite does not flatten into the outer join), then its nodes
+-- joined: as a scalar subquery per domain it ran once per node and group,
+-- 0.9 s a batch at 500 nodes.
+create view gang_domain_rank as
+select d.label_key, d.label_value, count(distinct e.label_value) as domain_id
+from (select distinct label_key, label_value from node_label
+      where label_key in (select topology_key from gang_topology)) d
+left join node_label e on e.label_key = d.label_key and e.label_value < d.label_value
+group by d.label_key, d.label_value;
+
+create view gang_node_domain as
+select t.pod_group, l.node_name, r.domain_id
+from gang_topology t
+join gang_domain_rank r on r.label_key = t.topology_key
+join node_label l on l.label_key = r.label_key and l.label_value = r.label_value;
