@@ -1,14 +1,71 @@
-// Package cp is Weave's standalone constraint solver: a CP-SAT-shaped model
-// builder (integer and Boolean variables with domains, linear constraints
-// with enforcement literals, all_different (optionally except some shared
-// values), element, table, membership (of a value set, or of the values
-// other variables take: var_membership), bin packing, min/max, an
-// objective) and an in-process engine
-// (propagation with a trail, dom/wdeg search with Luby restarts and
-// last-conflict reasoning, branch-and-bound, solution-guided value choice
-// and large-neighbourhood search; a small search, at most 2^32
-// combinations of the decision variables, is searched completely, with
-// doubling restarts and no LNS, so that it is proven).
+// Package cp is Weave's constraint solver: build a model of integer and
+// Boolean variables, constraints over them and an objective, then Solve it
+// in-process. Its API follows OR-tools CP-SAT's Go cpmodel; package weave
+// grounds every SQL policy into a cp model, and cp can be used on its own.
+// The package imports only the standard library.
+//
+// # Building a model
+//
+// [NewModel] returns an empty model. Variables are small value handles:
+// [Model.NewIntVar] (a domain [lo, hi], or any [Domain] with
+// [Model.NewIntVarFromDomain]) and [Model.NewBoolVar], which returns a
+// [Lit]; [Lit.Not] negates it. A [LinearExpr] is a weighted sum built with
+// AddTerm, AddLit and AddConstant. The constraints:
+//
+//   - linear: AddLinear, AddEquality, AddLessOrEqual, AddGreaterOrEqual,
+//     AddNotEqual;
+//   - Boolean: AddBoolOr, AddBoolAnd, AddAtMostOne, AddExactlyOne,
+//     AddImplication;
+//   - all_different, optionally except some shared values
+//     (AddAllDifferent, AddAllDifferentExcept);
+//   - element and table (AddElement, AddVarElement,
+//     AddAllowedAssignments);
+//   - membership of a value set or of the values other variables take
+//     (AddMembership, AddNonMembership, AddVarMembership);
+//   - bin packing (AddBinPacking) and min/max (AddMinEquality,
+//     AddMaxEquality).
+//
+// Each returns a [Constraint] that can be made conditional
+// (OnlyEnforceIf) and named (WithName: weave names each one after its SQL
+// view). [Model.Minimize] or [Model.Maximize] sets the objective;
+// [Model.AddHint] suggests a starting value, [Model.AddDecisionStrategy]
+// the variables to branch on first.
+//
+// Building a model never panics: the first error (foreign variable, empty
+// domain, overflow, bad argument) is kept on the Model ([Model.Err]),
+// every later builder call stays chainable, and Solve reports the error
+// with status [ModelInvalid].
+//
+// # Solving
+//
+// [Model.Solve] takes a context and [Params] (time limit, seed, workers,
+// stop conditions) and returns a [Response]: a [Status] (OPTIMAL,
+// FEASIBLE, INFEASIBLE, UNKNOWN or MODEL_INVALID), the objective and its
+// proven bound, the values ([Response.Value], [Response.LitValue]) and
+// search statistics. Infeasibility is a status, not an error. One worker
+// (the default) with a given Seed is deterministic, up to where a time
+// limit interrupts it (Params.NodeLimit is the deterministic limit).
+// [Model.Verify] is an
+// independent checker of a response against every constraint, meant as
+// the referee for tests and for callers that want to double-check.
+// Assumptions ([Model.AddAssumptions], [Model.CheckAssumptions],
+// [Response.Core]) and [Checker] serve explanations: which assumed
+// literals cannot hold together.
+//
+// The examples start from a knapsack proven optimal (the example on
+// Model.Solve) and an infeasible model (the example on Status).
+// Read-only introspection (NumVars, VarDomain, Constraints, Objective)
+// lets other packages translate a model to other solvers (e.g.
+// backend/minizinc).
+//
+// # The engine
+//
+// Solve presolves the model, then searches: propagation with a trail,
+// dom/wdeg search with Luby restarts and last-conflict reasoning,
+// branch-and-bound, solution-guided value choice and large-neighbourhood
+// search (LNS); a small search, at most 2^32 combinations of the decision
+// variables, is searched completely, with doubling restarts and no LNS,
+// so that it is proven.
 //
 // Search branches first on the decision variables: those given to
 // AddDecisionStrategy, or else the inferred ones (bin-packing items,
@@ -65,15 +122,4 @@
 // tightens every worker's branch-and-bound bound, and the first worker
 // to prove optimality or infeasibility (or to meet a limit) ends the
 // others. One worker (the default) is deterministic for a seed.
-//
-// Building a model never panics: the first error (foreign variable, empty
-// domain, overflow, bad argument) is kept on the Model, every later builder
-// call stays chainable, and Solve reports the error with status
-// ModelInvalid. Verify is an independent checker meant as the referee for
-// tests and for callers that want to double-check a response.
-//
-// Read-only introspection (NumVars, VarDomain, Constraints, Objective) lets
-// other packages translate a model to other solvers (e.g. MiniZinc).
-//
-// The package imports only the standard library.
 package cp

@@ -179,8 +179,8 @@ func TestWithPolicyStateCopiesOnlyToRelax(t *testing.T) {
 
 // BenchmarkRecheck: checking a batch of 100 placements (weave-scheduler's
 // re-check before binding) on 5,000 nodes running 50,000 pods, on a copy of
-// the state (PolicyState, as before session 12) and on the state itself
-// (WithPolicyState).
+// the state (PolicyState, as the re-check did before commit 972e1f2) and on
+// the state itself (WithPolicyState).
 func BenchmarkRecheck(b *testing.B) {
 	s := newTest(b, Config{})
 	ctx := context.Background()

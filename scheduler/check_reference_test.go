@@ -7,7 +7,7 @@ import (
 )
 
 // The independent check as it was before it read only the pods that the
-// batch's placements can involve (session 12): one pass per question over
+// batch's placements can involve (commit e4b8a24): one pass per question over
 // every bound pod of the cluster. Kept as the reference that Check must
 // agree with (TestCheckAgreesWithTheReference).
 

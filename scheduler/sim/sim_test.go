@@ -421,8 +421,8 @@ func TestDemandOverCapacity(t *testing.T) {
 // BenchmarkNodeAffinityBatch: batches of 100 pods with required node
 // affinity (zone In z0, z1) on 500 nodes in three zones, the pods staying
 // bound (scheduler_perf's SchedulingNodeAffinity shape). The database
-// computes the (pod, term, node) pairs a term fails on; before session 4
-// it re-read every bound pod's terms for each pair (9 s, 33 s, then 75 s
+// computes the (pod, term, node) pairs a term fails on; before commit
+// c980ebc it re-read every bound pod's terms for each pair (9 s, 33 s, then 75 s
 // for the first three batches).
 //
 //	go test ./scheduler/sim -run XXX -bench NodeAffinityBatch -benchtime 8x
