@@ -13,21 +13,21 @@ import (
 // The paper's capacity constraint in its own SQL style (a hard view that
 // filters the grouped view spare_capacity_per_node, as testdata/paper.sql
 // defines it) and as a having clause over the same join.
-const (
-	paperCapacityFilter = `
--- @hard_constraint
-create view constraint_capacity as
-select * from spare_capacity_per_node where cpu_spare >= 0;
-`
-	paperCapacityHaving = `
--- @hard_constraint
-create view constraint_capacity as
-select node.name from node
-join pending_pod on pending_pod.node_name = node.name
-group by node.name
-having sum(pending_pod.cpu_request) <= node.available_cpu_capacity;
-`
+// The paper's capacity constraint in its two forms (testdata), each
+// appended to testdata/paper.sql.
+var (
+	paperCapacityFilter = mustRead("testdata/paper_capacity_filter.sql")
+	paperCapacityHaving = mustRead("testdata/paper_capacity_having.sql")
 )
+
+// mustRead returns a test file's text; a missing file is a broken checkout.
+func mustRead(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
 
 // paperWith returns testdata/paper.sql followed by extra views.
 func paperWith(t testing.TB, extra string) string {

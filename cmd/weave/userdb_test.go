@@ -26,21 +26,21 @@ const paperPolicy = "../../testdata/paper.sql"
 
 // The paper's capacity constraint in its own style: a hard filter over the
 // grouped view testdata/paper.sql defines, and the same as a having clause.
-const (
-	paperCapacityFilter = `
--- @hard_constraint
-create view constraint_capacity as
-select * from spare_capacity_per_node where cpu_spare >= 0;
-`
-	paperCapacityHaving = `
--- @hard_constraint
-create view constraint_capacity as
-select node.name from node
-join pending_pod on pending_pod.node_name = node.name
-group by node.name
-having sum(pending_pod.cpu_request) <= node.available_cpu_capacity;
-`
+// The paper's capacity constraint in its two forms, shared with the root
+// package's tests (testdata).
+var (
+	paperCapacityFilter = mustRead("../../testdata/paper_capacity_filter.sql")
+	paperCapacityHaving = mustRead("../../testdata/paper_capacity_having.sql")
 )
+
+// mustRead returns a test file's text; a missing file is a broken checkout.
+func mustRead(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
 
 // paperPolicies are testdata/paper.sql and the paper's policy with its
 // capacity constraint, as files.

@@ -135,6 +135,19 @@ func (g *grounder) pickAggregate(p pick, grp *group) (value, bool) {
 // sameForm reports whether two forms are the same formula (cheap,
 // partial: constants, atoms, and conjunctions and disjunctions of them
 // in the same order).
+// sameForms reports whether two lists of forms are the same, item by item.
+func sameForms(a, b []form) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !sameForm(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 func sameForm(a, b form) bool {
 	switch a := a.(type) {
 	case fConst:
@@ -142,26 +155,10 @@ func sameForm(a, b form) bool {
 		return ok && a == b
 	case fAnd:
 		b, ok := b.(fAnd)
-		if !ok || len(a) != len(b) {
-			return false
-		}
-		for i := range a {
-			if !sameForm(a[i], b[i]) {
-				return false
-			}
-		}
-		return true
+		return ok && sameForms(a, b)
 	case fOr:
 		b, ok := b.(fOr)
-		if !ok || len(a) != len(b) {
-			return false
-		}
-		for i := range a {
-			if !sameForm(a[i], b[i]) {
-				return false
-			}
-		}
-		return true
+		return ok && sameForms(a, b)
 	}
 	return sameAtom(a, b)
 }
