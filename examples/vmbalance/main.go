@@ -3,9 +3,12 @@
 // most K migrations that even out memory utilisation, compares them with a
 // greedy hill-climbing balancer, and draws the before/after figure.
 //
-//	go run ./examples/vmbalance [-seed 1] [-k 10] [-timeout 4s] [-out docs]
+//	go run ./examples/vmbalance [-seed 1] [-k 10] [-timeout 4s] [-out DIR]
 //
-// Its last line is "range before: A%-B%, after: C%-D%, migrations: K".
+// The figure goes to -out, by default a new temporary directory (printed),
+// so that trying the example leaves the checkout as it was; -out docs
+// redraws the figure the examples' README shows. Its last line is
+// "range before: A%-B%, after: C%-D%, migrations: K".
 package main
 
 import (
@@ -19,19 +22,40 @@ import (
 )
 
 func main() {
-	seed := flag.Int64("seed", 1, "instance seed (1, 2 and 3 are the shipped seeds)")
-	k := flag.Int("k", 10, "at most k migrations")
-	penalty := flag.Int64("penalty", 10, "penalty per migration, in hundredths of a percentage point")
-	timeout := flag.Duration("timeout", 4*time.Second, "solver time limit")
-	start := flag.String("start", "greedy", "warm start for the decision column: greedy (the baseline's plan) or current (no migration)")
-	out := flag.String("out", "docs", "directory for the figure (vmbalance.png, vmbalance.svg); empty: no figure")
-	flag.Parse()
-	if err := run(*seed, *k, *penalty, *timeout, *start, *out); err != nil {
+	if err := runArgs(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "vmbalance:", err)
 		os.Exit(1)
 	}
 }
 
+// runArgs is the command with its flags: main, testable in-process.
+func runArgs(args []string) error {
+	fs := flag.NewFlagSet("vmbalance", flag.ContinueOnError)
+	seed := fs.Int64("seed", 1, "instance seed (1, 2 and 3 are the shipped seeds)")
+	k := fs.Int("k", 10, "at most k migrations")
+	penalty := fs.Int64("penalty", 10, "penalty per migration, in hundredths of a percentage point")
+	timeout := fs.Duration("timeout", 4*time.Second, "solver time limit")
+	start := fs.String("start", "greedy", "warm start for the decision column: greedy (the baseline's plan) or current (no migration)")
+	out := fs.String("out", "", "directory for the figure (vmbalance.png, vmbalance.svg); default: a new temporary directory")
+	figure := fs.Bool("figure", true, "draw the figure")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	dir := *out
+	if *figure && dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "vmbalance-"); err != nil {
+			return err
+		}
+	}
+	if !*figure {
+		dir = ""
+	}
+	return run(*seed, *k, *penalty, *timeout, *start, dir)
+}
+
+// run solves one instance and prints the plan; with out set it writes the
+// figure there.
 func run(seed int64, k int, penalty int64, timeout time.Duration, start, out string) error {
 	ctx := context.Background()
 	in := Generate(seed, 524, 39, 85)
