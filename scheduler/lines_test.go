@@ -27,11 +27,12 @@ func TestPolicyFiles(t *testing.T) {
 	}
 }
 
-// TestREADMEPolicyTable: the README's table of policies has a row per
-// registered policy, and its plugin, kind, file, count of SQL lines and
-// models are the registry's and the file's.
-func TestREADMEPolicyTable(t *testing.T) {
-	b, err := os.ReadFile("README.md")
+// TestDocPolicyTable: the policies table of docs/scheduler.md has a row
+// per registered policy, and its plugin, kind, file, count of SQL lines
+// and models are the registry's and the file's.
+func TestDocPolicyTable(t *testing.T) {
+	const page = "../docs/scheduler.md"
+	b, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,14 +53,14 @@ func TestREADMEPolicyTable(t *testing.T) {
 		}
 		want := fmt.Sprintf("| %s | %s | %s | `sql/policies/%s` | %d | %s |", p.ID, p.Plugin, kind, p.File, p.Lines(), strings.Join(models, ", "))
 		if got, ok := rows["sql/policies/"+p.File]; !ok {
-			t.Errorf("README has no row for %s; want\n%s", p.File, want)
+			t.Errorf("%s has no row for %s; want\n%s", page, p.File, want)
 		} else if got != want {
-			t.Errorf("README row for %s:\n%s\nwant\n%s", p.File, got, want)
+			t.Errorf("%s: the row for %s:\n%s\nwant\n%s", page, p.File, got, want)
 		}
 		delete(rows, "sql/policies/"+p.File)
 	}
 	for f := range rows {
-		t.Errorf("README has a row for %s, which is not registered", f)
+		t.Errorf("%s has a row for %s, which is not registered", page, f)
 	}
 }
 
