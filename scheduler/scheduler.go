@@ -37,9 +37,6 @@ type Config struct {
 	// BatchSize pods are pending, or BatchIdle passes with no new pending
 	// pod, or BatchIdle passes since the wait began with a pod pending,
 	// whichever comes first: a pod waits at most BatchIdle for company.
-	// (Before issue 24 only the idle rule ended the wait, and the default
-	// was 200ms: at 10 pods/s it never passed, and every pod waited for
-	// its batch to fill to BatchSize, 4 to 10 s.)
 	BatchIdle time.Duration
 	// Timeout bounds each solve; 0 means 2s. On expiry the best placement
 	// found is used. A batch with no placement found in time is solved
@@ -50,10 +47,9 @@ type Config struct {
 	// ImprovementTimeout ends a solve once the placement has not improved
 	// for that long (Weave's SolveOptions.ImprovementTimeout), so a batch
 	// takes milliseconds rather than Timeout: load-balancing objectives
-	// are rarely proven optimal, and on the nginx+redis and heterogeneous
-	// workloads waiting 20 ms instead of 5 ms improved neither the objective
-	// nor the pods placed. 0 means 5ms; negative waits for Timeout.
-	// A placement batch may end sooner, by GapLimit.
+	// are rarely proven optimal. 0 means 5ms; negative waits for Timeout.
+	// A placement batch may end sooner, by GapLimit. The measurements
+	// behind each wait's default are in docs/scheduler-performance.md.
 	ImprovementTimeout time.Duration
 	// UnplacedImprovementTimeout is ImprovementTimeout while the
 	// placement found leaves a pod without a node and the solver has not
@@ -71,19 +67,13 @@ type Config struct {
 	// means no placement places more pods; the default, 50, also means
 	// the load-balancing policies' least spare capacities (S2–S5, in
 	// units of 100 millicores and 100 MiB) are within 50 such units of
-	// their best in total. nginx+redis batches at 500 nodes prove that
-	// within 3 ms; the 5 ms wait it replaces bought 0.6 units on average.
-	// On the heterogeneous workload a limit of 500,000 (stop once no more
-	// pods fit) lost 4 of 112 complete placements, 50 none. 0 means 50;
-	// negative turns it off. Preemption plans do not use it: their
-	// evictions are worth minimising to the end.
+	// their best in total. 0 means 50; negative turns it off. Preemption
+	// plans do not use it: their evictions are worth minimising to the end.
 	GapLimit int64
 	// PreemptionImprovementTimeout is ImprovementTimeout for preemption
-	// plans; 0 means 50ms, negative waits for Timeout. A plan's first
-	// solution rarely places its pods (each needs several evictions at
-	// once): at 500 nodes with 2,000 lower-priority pods, 5 ms placed 4 of
-	// 20 preemptors, 50 ms all 20, for a plan that takes seconds of
-	// grounding and checking anyway.
+	// plans, longer because a plan's first solution rarely places its pods
+	// (each needs several evictions at once); 0 means 50ms, negative waits
+	// for Timeout.
 	PreemptionImprovementTimeout time.Duration
 	// PreemptionUnplacedImprovementTimeout is PreemptionImprovementTimeout
 	// while the plan leaves a preemptor without a node and the solver has
@@ -284,7 +274,7 @@ func (s *Scheduler) PolicyState() *State {
 // WithPolicyState calls f with the state as PolicyState returns it, under
 // the scheduler's lock, and without copying it when no policy is disabled:
 // a check of each batch's placements on a large cluster does not pay for
-// a copy of every pod (14–30 ms at 50,000 pods). f must only read the
+// a copy of every pod. f must only read the
 // state, must not keep it, and must not call the Scheduler.
 func (s *Scheduler) WithPolicyState(f func(*State)) {
 	s.mu.Lock()

@@ -26,8 +26,7 @@ type Config struct {
 	SchedulerName string `json:"schedulerName,omitempty"`
 	// BatchSize is the most pods per solve. BatchWait is how long a batch may wait for more pods
 	// (scheduler.Config.BatchIdle); 0, the default, does not wait: the loop takes what is pending as soon
-	// as it is free, and the pods that arrive during a solve form the next batch (docs/evaluation.md,
-	// "Responsiveness", has the measured trade-off).
+	// as it is free, and the pods that arrive during a solve form the next batch.
 	BatchSize int           `json:"batchSize,omitempty"`
 	BatchWait time.Duration `json:"batchWait,omitempty"`
 	// SolverTimeout bounds each solve.
@@ -56,10 +55,9 @@ type Config struct {
 	// cluster (scheduler.Config.NodeSample; 0: kube-scheduler's adaptive
 	// share, scheduler.DefaultNodeSample; negative: every node).
 	NodeSample int `json:"nodeSample,omitempty"`
-	// BindWorkers is how many bindings run in parallel (64). A Binding
-	// request takes ~90 ms on a loaded API server, so 16 workers capped
-	// the scheduler near 180 pods/s whatever the solver did;
-	// kube-scheduler binds every pod in its own goroutine.
+	// BindWorkers is how many bindings run in parallel (64): a Binding
+	// request is a round trip to the API server, and kube-scheduler binds
+	// every pod in its own goroutine.
 	BindWorkers int `json:"bindWorkers,omitempty"`
 	// InitialBackoff and MaxBackoff bound the retry delay of pods that could not be placed.
 	InitialBackoff time.Duration `json:"initialBackoff,omitempty"`
@@ -96,7 +94,7 @@ type Config struct {
 	// NominationTimeout is how long a preemptor waits for its evicted victims to be gone before it goes back
 	// to the queue.
 	NominationTimeout time.Duration `json:"nominationTimeout,omitempty"`
-	// DisabledPolicies lists policy IDs of package scheduler (H1..H15, N1..N3, S1..S9) left out of both
+	// DisabledPolicies lists policy IDs of package scheduler (docs/scheduler.md, Policies) left out of both
 	// models, as a kube-scheduler profile disables plugins. H8, P1 and P2 cannot be disabled.
 	DisabledPolicies []string `json:"disabledPolicies,omitempty"`
 }
@@ -332,7 +330,7 @@ func stdFlag(v pflag.Value) flag.Value {
 
 // errRemovedBindAddress answers a file of an earlier version, whose bindAddress (":10351") served plain HTTP.
 var errRemovedBindAddress = errors.New("bindAddress: weave-scheduler no longer serves plain HTTP; it serves HTTPS with " +
-	"delegated authentication and authorization on --secure-port (10259) of --bind-address (an IP), flags as kube-scheduler's (README)")
+	"delegated authentication and authorization on --secure-port (10259) of --bind-address (an IP), flags as kube-scheduler's (docs/scheduler.md)")
 
 // durationField holds the file keys of Config's time.Duration fields, which a file gives as Go durations
 // ("300ms"). Derived from the struct: a hand-kept list missed a field added later.
