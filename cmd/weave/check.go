@@ -15,28 +15,27 @@ type checkView struct {
 }
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("check", stderr)
-	schema := fs.String("schema", "", "policy `file` (tables and annotated views)")
-	format := fs.String("format", "text", "output format: text or json")
+	var cfg solveConfig
+	fs := flagSet("check", &cfg, stderr)
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
-	if *schema == "" {
+	if cfg.schema == "" {
 		fmt.Fprintf(stderr, "weave check: --schema is required\n\n%s", usage)
 		return exitError
 	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "weave check: --format must be text or json, not %q\n\n%s", *format, usage)
+	if cfg.format != "text" && cfg.format != "json" {
+		fmt.Fprintf(stderr, "weave check: --format must be text or json, not %q\n\n%s", cfg.format, usage)
 		return exitError
 	}
-	model, err := compileFile(*schema)
+	model, err := compileFile(cfg.schema)
 	if err != nil {
-		reportError(stderr, *schema, err)
+		reportError(stderr, cfg.schema, err)
 		return exitError
 	}
 	views := model.Views()
 	cols := model.VariableColumns()
-	if *format == "json" {
+	if cfg.format == "json" {
 		out := struct {
 			Views           []checkView `json:"views"`
 			VariableColumns []string    `json:"variable_columns"`
@@ -56,7 +55,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s: ok, %d views\n", *schema, len(views))
+	fmt.Fprintf(tw, "%s: ok, %d views\n", cfg.schema, len(views))
 	if len(views) > 0 {
 		fmt.Fprintln(tw, "\nVIEW\tROLE\tLINE")
 		for _, v := range views {

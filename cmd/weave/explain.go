@@ -18,8 +18,7 @@ import (
 // and after the solver's presolve.
 func runExplain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cfg solveConfig
-	fs := newFlagSet("explain", stderr)
-	stateFlags(fs, &cfg)
+	fs := flagSet("explain", &cfg, stderr)
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}

@@ -27,11 +27,7 @@ type solveConfig struct {
 
 func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cfg solveConfig
-	fs := newFlagSet("solve", stderr)
-	stateFlags(fs, &cfg)
-	fs.Int64Var(&cfg.seed, "seed", 0, "random seed")
-	fs.BoolVar(&cfg.verify, "verify", false, "re-check the solution inside the database")
-	fs.StringVar(&cfg.backend, "backend", "native", "solver: native (package cp) or minizinc (MiniZinc with Gecode)")
+	fs := flagSet("solve", &cfg, stderr)
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
@@ -61,6 +57,26 @@ func runSolve(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitError
 	}
 	return exitCode(res.Status)
+}
+
+// flagSet returns the flags of the subcommand name (solve, check or
+// explain), bound to cfg: the one definition the command parses and the
+// docs test holds the documentation to.
+func flagSet(name string, cfg *solveConfig, stderr io.Writer) *flag.FlagSet {
+	fs := newFlagSet(name, stderr)
+	switch name {
+	case "check":
+		fs.StringVar(&cfg.schema, "schema", "", "policy `file` (tables and annotated views)")
+		fs.StringVar(&cfg.format, "format", "text", "output format: text or json")
+	case "solve":
+		stateFlags(fs, cfg)
+		fs.Int64Var(&cfg.seed, "seed", 0, "random seed")
+		fs.BoolVar(&cfg.verify, "verify", false, "re-check the solution inside the database")
+		fs.StringVar(&cfg.backend, "backend", "native", "solver: native (package cp) or minizinc (MiniZinc with Gecode)")
+	case "explain":
+		stateFlags(fs, cfg)
+	}
+	return fs
 }
 
 // stateFlags registers the flags that name the policy and the state,
