@@ -3,6 +3,7 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -100,8 +101,46 @@ func TestDocSchedulerFlags(t *testing.T) {
 	if prose < 10 {
 		t.Errorf("%s names only %d flags: where did the configuration go?", page, prose)
 	}
+	checkConfigTable(t, page, string(data))
 	// The check must be able to fail.
 	if defined("no-such-flag") || !defined("batch-size") || !defined("secure-port") {
 		t.Errorf("flagDefined is wrong: %v", known)
+	}
+}
+
+// checkConfigTable holds the configuration table of docs/scheduler.md
+// (| `--flag` | `fileField` | default | what |) to Config: every file field
+// it names is a field of the configuration file, and every field of the
+// file is in the table.
+func checkConfigTable(t *testing.T, page, text string) {
+	t.Helper()
+	fields := map[string]bool{}
+	ct := reflect.TypeOf(Config{})
+	for i := 0; i < ct.NumField(); i++ {
+		if name, _, _ := strings.Cut(ct.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			fields[name] = false
+		}
+	}
+	rows := 0
+	for i, line := range strings.Split(text, "\n") {
+		cells := strings.Split(line, " | ")
+		if !strings.HasPrefix(line, "| `--") || len(cells) < 4 {
+			continue
+		}
+		rows++
+		for _, m := range regexp.MustCompile("`([a-zA-Z]+)`").FindAllStringSubmatch(cells[1], -1) {
+			if _, ok := fields[m[1]]; !ok {
+				t.Errorf("%s:%d: the configuration file has no field %s", page, i+1, m[1])
+			}
+			fields[m[1]] = true
+		}
+	}
+	for f, seen := range fields {
+		if !seen {
+			t.Errorf("%s: the configuration table lacks the file field %s", page, f)
+		}
+	}
+	if rows < 10 {
+		t.Errorf("%s: found %d rows of the configuration table", page, rows)
 	}
 }
