@@ -80,4 +80,27 @@ func TestWaitBatch(t *testing.T) {
 			t.Fatalf("WaitBatch with BatchSize pods pending: %v", err)
 		}
 	})
+
+	t.Run("burst linger", func(t *testing.T) {
+		s := newTest(t, Config{BatchSize: 100, BurstLinger: time.Minute})
+		for i := range 10 { // a burst
+			if err := s.UpsertPod(ctx, pod(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.mu.Lock()
+		arr := s.arrivals
+		s.mu.Unlock()
+		if !arr.bursting(arr.last()) {
+			t.Skip("the machine is too slow to upsert 10 pods in a burst")
+		}
+		if err := s.WaitBatch(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// No pod came after the burst: the linger ends burstIdle after the latest arrival, not earlier
+		// (the timer cannot fire early) and not BurstLinger later.
+		if d := time.Since(arr.last()); d < burstIdle || d > 10*time.Second {
+			t.Errorf("WaitBatch returned %v after the burst, want %v or a little more", d, burstIdle)
+		}
+	})
 }

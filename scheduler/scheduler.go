@@ -38,6 +38,14 @@ type Config struct {
 	// pod, or BatchIdle passes since the wait began with a pod pending,
 	// whichever comes first: a pod waits at most BatchIdle for company.
 	BatchIdle time.Duration
+	// BurstLinger applies when BatchIdle does not wait: while pods arrive
+	// in a burst (the last 4 less than 5 ms apart on average), a batch
+	// smaller than BatchSize waits for more, until BatchSize pods are
+	// pending, or 5 ms pass with no new pod, or BurstLinger passes. A
+	// burst is where deciding pods together places more of them than
+	// deciding them one by one; under a trickle a pod never waits. 0 means
+	// 200ms; negative turns the linger off.
+	BurstLinger time.Duration
 	// Timeout bounds each solve; 0 means 2s. On expiry the best placement
 	// found is used. A batch with no placement found in time is solved
 	// again in halves, each with its share of Timeout, within 4 × Timeout
@@ -160,6 +168,7 @@ type Scheduler struct {
 	matches     *matchIndex // the rows of pod_match (selector.go)
 	seq         int64
 	lastPending time.Time
+	arrivals    arrivals // new pending pods, for the burst linger
 	wake        chan struct{}
 	// LastStats holds the statistics of the latest solve.
 	lastStats weave.Stats
@@ -204,6 +213,7 @@ func New(cfg Config) (*Scheduler, error) {
 	case cfg.GapLimit < 0:
 		cfg.GapLimit = 0
 	}
+	waitOrDefault(&cfg.BurstLinger, DefaultBurstLinger)
 	waitOrDefault(&cfg.ImprovementTimeout, 5*time.Millisecond)
 	waitOrDefault(&cfg.UnplacedImprovementTimeout, 100*time.Millisecond)
 	waitOrDefault(&cfg.PreemptionImprovementTimeout, 50*time.Millisecond)
@@ -346,6 +356,7 @@ func (s *Scheduler) UpsertPod(ctx context.Context, p Pod) error {
 		p.created = s.seq
 	}
 	p = normalizePod(p)
+	was := s.state.Pods[p.Name]
 	matches, commit := s.matches.upsert(s.state, &p)
 	if err := s.exec(ctx, append(writePod(&p), matches...)); err != nil {
 		return err
@@ -354,6 +365,9 @@ func (s *Scheduler) UpsertPod(ctx context.Context, p Pod) error {
 	s.state.Pods[p.Name] = &p
 	if p.NodeName == "" && p.Phase == PhasePending && s.ours(&p) {
 		s.lastPending = time.Now()
+		if was == nil || was.NodeName != "" || was.Phase != PhasePending {
+			s.arrivals.add(s.lastPending)
+		}
 		select {
 		case s.wake <- struct{}{}:
 		default:
@@ -435,20 +449,31 @@ func (s *Scheduler) WaitBatch(ctx context.Context) error { return s.waitBatch(ct
 // waitBatch blocks until a pod is pending, then, when Config.BatchIdle is
 // positive, until BatchSize pods are pending, or BatchIdle passes with no
 // new pending pod, or BatchIdle passes since it began waiting with a pod
-// pending (Config.BatchIdle).
+// pending (Config.BatchIdle). When BatchIdle does not wait, pods arriving
+// in a burst are waited for as Config.BurstLinger says.
 func (s *Scheduler) waitBatch(ctx context.Context) error {
 	var since time.Time // when the wait began with a pod pending
 	for {
 		s.mu.Lock()
 		n := len(s.queue()) // the queue's rules (a gang counts once minCount pods exist), not every pending pod
-		idle := time.Since(s.lastPending)
+		now := time.Now()
+		idle := now.Sub(s.lastPending)
+		arr := s.arrivals
 		s.mu.Unlock()
 		var wait time.Duration
 		switch {
 		case n == 0:
 			wait = noPendingPoll
-		case n >= s.cfg.BatchSize || s.cfg.BatchIdle <= 0:
+		case n >= s.cfg.BatchSize:
 			return nil
+		case s.cfg.BatchIdle <= 0:
+			// The burst linger: the pods of a burst are decided together.
+			if since.IsZero() {
+				since = now
+			}
+			if wait = s.cfg.linger(&arr, now, since); wait <= 0 {
+				return nil
+			}
 		default:
 			if since.IsZero() {
 				since = time.Now()

@@ -309,7 +309,8 @@ func batchLatency(b *testing.B, nodes, bs, running int, gpus bool) {
 // BenchmarkPlacementQuality: the paper's heterogeneous workload (30 apps ×
 // 10 pods, exponential CPU and memory demands), one pod at a time (b = 1,
 // like kube-scheduler), in batches of 100, and all 300 in one batch, over
-// WEAVE_QUALITY_SEEDS seeds (default 5; the paper ran 35): the fraction of
+// WEAVE_QUALITY_SEEDS seeds (default 5; the paper ran 35), or in the batch
+// sizes WEAVE_QUALITY_BATCHES lists (e.g. "10,25,50"): the fraction of
 // pods placed on 20 nodes of 16 cores / 32 GiB (load ≈ 94%). Each seed's
 // count is logged (-v): a seed on which some batch size places all 300 pods
 // has a packing, which the others should find too.
@@ -324,11 +325,22 @@ func BenchmarkPlacementQuality(b *testing.B) {
 	if n, err := strconv.ParseInt(os.Getenv("WEAVE_QUALITY_SEEDS"), 10, 64); err == nil && n > 0 {
 		seedCount = n
 	}
-	for _, bs := range []int{1, 100, 300} {
+	sizes := []int{1, 100, 300}
+	if list := os.Getenv("WEAVE_QUALITY_BATCHES"); list != "" {
+		sizes = nil
+		for _, f := range strings.Split(list, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n <= 0 {
+				b.Fatalf("WEAVE_QUALITY_BATCHES: %q is not a batch size", f)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	for _, bs := range sizes {
 		b.Run(fmt.Sprintf("b=%d", bs), func(b *testing.B) {
 			ctx := context.Background()
 			timeout := 2 * time.Second
-			if bs == 300 {
+			if bs > 100 {
 				timeout = 10 * time.Second
 			}
 			var placed, all int

@@ -29,6 +29,10 @@ type Config struct {
 	// as it is free, and the pods that arrive during a solve form the next batch.
 	BatchSize int           `json:"batchSize,omitempty"`
 	BatchWait time.Duration `json:"batchWait,omitempty"`
+	// BurstLinger is how long a batch may wait for the rest of a burst when BatchWait does not wait
+	// (scheduler.Config.BurstLinger): only while pods arrive more than 200 per second; 0 is the
+	// scheduler's default (200ms), negative turns it off.
+	BurstLinger time.Duration `json:"burstLinger,omitempty"`
 	// SolverTimeout bounds each solve.
 	SolverTimeout time.Duration `json:"solverTimeout,omitempty"`
 	// SolverImprovementTimeout ends a solve once the placement has not
@@ -137,6 +141,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.StringVar(&c.SchedulerName, "scheduler-name", cfg.SchedulerName, "schedule pods whose spec.schedulerName is this")
 	fs.IntVar(&c.BatchSize, "batch-size", cfg.BatchSize, "most pods per batch")
 	fs.DurationVar(&c.BatchWait, "batch-wait", cfg.BatchWait, "wait up to this long for more pods before solving a batch smaller than --batch-size (0: no wait, the batch is what is pending)")
+	fs.DurationVar(&c.BurstLinger, "burst-linger", cfg.BurstLinger, "while pods arrive in a burst (over 200/s), wait up to this long for the rest of it before solving (0: 200ms; negative: off)")
 	fs.DurationVar(&c.SolverTimeout, "solver-timeout", cfg.SolverTimeout, "time limit of each solve")
 	fs.DurationVar(&c.SolverImprovementTimeout, "solver-improvement-timeout", cfg.SolverImprovementTimeout, "end a solve once the placement has not improved for this long (0: 5ms; negative: run to --solver-timeout)")
 	fs.DurationVar(&c.SolverUnplacedImprovementTimeout, "solver-unplaced-improvement-timeout", cfg.SolverUnplacedImprovementTimeout, "the same while the placement leaves a pod without a node that the solver has not ruled out (0: 100ms; negative: off)")
@@ -194,6 +199,8 @@ func ParseFlags(args []string) (Config, error) {
 			cfg.BatchSize = c.BatchSize
 		case "batch-wait":
 			cfg.BatchWait = c.BatchWait
+		case "burst-linger":
+			cfg.BurstLinger = c.BurstLinger
 		case "solver-timeout":
 			cfg.SolverTimeout = c.SolverTimeout
 		case "solver-improvement-timeout":

@@ -122,10 +122,11 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 		cfg.NominationTimeout = DefaultConfig().NominationTimeout
 	}
 	brain, closeDB, err := openBrain(cfg, scheduler.Config{
-		Name:      cfg.SchedulerName,
-		BatchSize: cfg.BatchSize,
-		BatchIdle: cfg.BatchWait,
-		Timeout:   cfg.SolverTimeout,
+		Name:        cfg.SchedulerName,
+		BatchSize:   cfg.BatchSize,
+		BatchIdle:   cfg.BatchWait,
+		BurstLinger: cfg.BurstLinger,
+		Timeout:     cfg.SolverTimeout,
 
 		ImprovementTimeout:                   cfg.SolverImprovementTimeout,
 		UnplacedImprovementTimeout:           cfg.SolverUnplacedImprovementTimeout,

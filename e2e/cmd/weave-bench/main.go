@@ -59,6 +59,7 @@ func run(args []string) error {
 	schedulers := fs.String("schedulers", "", "preemption, scale: run only these schedulers (kube, weave; default both)")
 	nodes := fs.String("nodes", "", "scale: comma-separated node counts (default by mode: 500,5000; quick 500; tiny 50); latency: the node count (500)")
 	batchWait := fs.Duration("batch-wait", 0, "weave-scheduler's batch wait (default its own)")
+	burstLinger := fs.Duration("burst-linger", 0, "weave-scheduler's burst linger (default its own; negative: off)")
 	runs := fs.Int("runs", 0, "latency: alternated runs (default 3)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -115,7 +116,7 @@ func run(args []string) error {
 		Out: *out, Quick: *quick, Tiny: *tiny,
 		Progress: progress, ServerLog: logFile,
 		Command:   "weave-bench " + strings.Join(args, " "),
-		Workloads: wl, Nodes: ns, Schedulers: split(*schedulers), BatchWait: *batchWait, Runs: *runs,
+		Workloads: wl, Nodes: ns, Schedulers: split(*schedulers), BatchWait: *batchWait, BurstLinger: *burstLinger, Runs: *runs,
 	})
 	if err != nil {
 		return err

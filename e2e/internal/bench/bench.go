@@ -41,6 +41,8 @@ type Config struct {
 	// BatchWait, when not zero, sets weave-scheduler's batch wait (none by default since issue 24: a
 	// batch is what is pending when the loop is free): the batching rule's cost and benefit.
 	BatchWait time.Duration
+	// BurstLinger, when not zero, sets weave-scheduler's burst linger (negative: off).
+	BurstLinger time.Duration
 	// Runs, when not zero, replaces the latency experiment's number of runs (3).
 	Runs int
 }

@@ -182,13 +182,29 @@ func startKube(ctx context.Context, c *harness.Cluster) (*sched, error) {
 	return &sched{name: kubeName, stop: cancel}, nil
 }
 
+// batching describes weave-scheduler's batching rule in the benchmarks, for the reports' setups.
+func (r *Runner) batching() string {
+	cfg := r.weaveConfig(100)
+	linger := "burst linger " + scheduler.DefaultBurstLinger.String()
+	switch {
+	case cfg.BurstLinger < 0:
+		linger = "burst linger off"
+	case cfg.BurstLinger > 0:
+		linger = "burst linger " + cfg.BurstLinger.String()
+	}
+	return fmt.Sprintf("batch wait %v, %s", cfg.BatchWait, linger)
+}
+
 // weaveConfig is weave-scheduler's configuration in the benchmarks: the defaults (b = 100, no batch
-// wait, 2 s solver timeout) without leader election or HTTP server; batch sets b, and Config.BatchWait
-// the batch wait.
+// wait, a 50 ms burst linger, 2 s solver timeout) without leader election or HTTP server; batch sets b,
+// Config.BatchWait the batch wait and Config.BurstLinger the linger.
 func (r *Runner) weaveConfig(batch int) app.Config {
 	cfg := app.DefaultConfig()
 	if r.cfg.BatchWait != 0 {
 		cfg.BatchWait = r.cfg.BatchWait
+	}
+	if r.cfg.BurstLinger != 0 {
+		cfg.BurstLinger = r.cfg.BurstLinger
 	}
 	cfg.LeaderElect = false
 	cfg.Serving = nil

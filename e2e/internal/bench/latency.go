@@ -130,8 +130,8 @@ func runLatency(ctx context.Context, r *Runner) error {
 		"ReplicaSet owners), created in the order redis-0, nginx-0, redis-1, ... of every app. Rates: 10 pods/s, 100 pods/s, and a burst (%[6]d Creates "+
 		"in flight). Each pod is timed from its Create request to a watch (an informer of the bench) seeing it bound. %[7]d run(s); each run starts "+
 		"kube-scheduler and weave-scheduler in turn (alternating which goes first), each on the empty cluster, the other stopped, and runs "+
-		"every workload at every rate. weave-scheduler: its defaults (b = 100, batch wait %[8]v).",
-		nodes, apps, per, per, 2*apps*per, burstInFlight, runs, r.weaveConfig(100).BatchWait)
+		"every workload at every rate. weave-scheduler: its defaults (b = 100, %[8]s).",
+		nodes, apps, per, per, 2*apps*per, burstInFlight, runs, r.batching())
 
 	c, stop, err := r.cluster(ctx)
 	if err != nil {

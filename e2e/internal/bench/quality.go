@@ -26,7 +26,7 @@ func runQuality(ctx context.Context, r *Runner) error {
 	s.Paper = "30 apps × 10 pods, exponential CPU and memory requests, 35 arrival orders. Weave places 100% of the pods in 29 of 35 runs and at least 93% in every run; kube-scheduler places all pods in 3 of 35."
 	s.Setup = fmt.Sprintf("%d nodes of 16 CPU / 32,000 MiB; %d apps × 10 pods with requests drawn from exponential distributions "+
 		"(means 1,000 m CPU and 2,000 MiB; scheduler/sim.Heterogeneous, seed = run), created in the seed's shuffled order, 16 in flight, "+
-		"with the scheduler running (weave-scheduler: b = 100, batch wait %v); a run ends when every pod is bound or none has been bound for %v. %d runs.",
+		"with the scheduler running (weave-scheduler: b = 100, %s); a run ends when every pod is bound or none has been bound for %v. %d runs.",
 		nodes, apps, r.weaveConfig(100).BatchWait, quiet, seeds)
 
 	c, stop, err := r.cluster(ctx)

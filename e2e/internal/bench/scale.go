@@ -121,8 +121,8 @@ func runScale(ctx context.Context, r *Runner) error {
 		"(pods of 100m / 500 MiB; anti-affinity on hostname; affinity on zone; node affinity to 2 of the 3 zones; spreading over zones with maxSkew 5; "+
 		"preemption: 900m low-priority pods fill the nodes, 3-CPU high-priority pods need 3 evictions each). Per workload and scheduler: "+
 		"the init pods are created and bound first (untimed), then the measured pods are created with the scheduler running, 16 requests in flight. "+
-		"Throughput = measured pods / (last bound − first Create); latency = Create → seen bound. weave-scheduler: b = 100, batch wait %v. "+
-		"Differences from upstream: one namespace, a client-side watch instead of scheduler_perf's collectors, and the 5,000-node case runs SchedulingBasic only.", sizes, r.weaveConfig(100).BatchWait)
+		"Throughput = measured pods / (last bound − first Create); latency = Create → seen bound. weave-scheduler: b = 100, %s. "+
+		"Differences from upstream: one namespace, a client-side watch instead of scheduler_perf's collectors, and the 5,000-node case runs SchedulingBasic only.", sizes, r.batching())
 	var results []scaleResult
 	for _, nodes := range sizes {
 		c, stop, err := r.cluster(ctx)

@@ -1,0 +1,58 @@
+package scheduler
+
+import "time"
+
+// burstSpan is how many arrivals the burst test looks at, and burstGap the
+// mean gap between them below which pods are arriving in a burst (more
+// than 200 pods/s). A trickle, or a steady 100 pods/s, stays below that
+// rate, and its pods are solved as they come.
+const (
+	burstSpan = 4
+	burstGap  = 5 * time.Millisecond
+)
+
+// DefaultBurstLinger is Config.BurstLinger's default.
+const DefaultBurstLinger = 200 * time.Millisecond
+
+// burstIdle ends a linger early: no new pod for this long means the burst
+// is over, and waiting longer only delays the pods already pending.
+const burstIdle = 5 * time.Millisecond
+
+// arrivals keeps when the latest pods became pending, to tell a burst from
+// a trickle (Config.BurstLinger).
+type arrivals struct {
+	at   [burstSpan]time.Time // a ring: at[next] is the oldest
+	next int
+}
+
+// add records a pod that became pending at t.
+func (a *arrivals) add(t time.Time) {
+	a.at[a.next] = t
+	a.next = (a.next + 1) % burstSpan
+}
+
+// last is the latest arrival (zero when none).
+func (a *arrivals) last() time.Time {
+	return a.at[(a.next+burstSpan-1)%burstSpan]
+}
+
+// bursting reports whether the last burstSpan pods arrived less than
+// burstGap apart on average, the latest of them within burstIdle of now.
+func (a *arrivals) bursting(now time.Time) bool {
+	oldest, latest := a.at[a.next], a.last()
+	if oldest.IsZero() || now.Sub(latest) > burstIdle {
+		return false
+	}
+	return latest.Sub(oldest) < (burstSpan-1)*burstGap
+}
+
+// linger is how much longer a batch waits for the rest of a burst, at now,
+// with arrivals arr and the wait begun at since: 0 (start the batch) unless
+// pods are arriving in a burst, and then until burstIdle passes with no new
+// pod or BurstLinger since the wait began.
+func (c *Config) linger(arr *arrivals, now, since time.Time) time.Duration {
+	if c.BurstLinger <= 0 || !arr.bursting(now) {
+		return 0
+	}
+	return max(0, min(burstIdle-now.Sub(arr.last()), c.BurstLinger-now.Sub(since)))
+}
