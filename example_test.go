@@ -155,20 +155,29 @@ func ExampleExplanation() {
 		log.Fatal(err)
 	}
 	fmt.Println("status:", res.Status)
+	// One conflicting item a line: rows by table and key, with the
+	// columns the view reads; a group by the row it is of.
 	fmt.Print(res.Explanation)
-	// The same explanation as data, for a program to act on.
+	// The same explanation as data, for a program to act on: per view,
+	// its items (a row or group each), their groups and rows.
 	for _, c := range res.Explanation.Constraints {
-		for _, r := range c.Rows {
-			fmt.Printf("%s: %s %s name=%v\n", c.View, r.Role, r.Table, r.Row["name"])
+		for _, it := range c.Items {
+			for _, g := range it.Groups {
+				fmt.Printf("%s: group of %s %v (%s %s)\n", c.View, g.View, g.Key, g.Table, g.RowKey)
+			}
+			for _, r := range it.Rows {
+				fmt.Printf("%s: %s %s %s %v\n", c.View, r.Role, r.Table, r.Key, r.Row)
+			}
 		}
 	}
 	// Output:
 	// status: INFEASIBLE
 	// no solution: these constraints conflict (each one is needed):
-	//   schedulable (line 16): decision pod (cpu=5, name=big); data node (cordoned=true, cpu=8, name=n2)
-	//   capacity (line 21): decision pod (cpu=5, name=big); data node (cordoned=false, cpu=4, name=n1)
-	// schedulable: decision pod name=big
-	// schedulable: data node name=n2
-	// capacity: decision pod name=big
-	// capacity: data node name=n1
+	//   schedulable (line 16): pod big; node n2 (cordoned=true)
+	//   capacity (line 21) for node n1 (cpu=4): pod big (cpu=5)
+	// schedulable: decision pod big map[cpu:5 name:big]
+	// schedulable: data node n2 map[cordoned:true cpu:8 name:n2]
+	// capacity: group of capacity map[name:n1] (node n1)
+	// capacity: decision pod big map[cpu:5 name:big]
+	// capacity: data node n1 map[cordoned:false cpu:4 name:n1]
 }

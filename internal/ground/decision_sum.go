@@ -31,9 +31,10 @@ import (
 // present (here "x ∉ the keys" for every row), a count never NULL.
 
 // decisionSums returns the one group of q with its aggregates computed,
-// or nil when q does not have that form.
+// or nil when q does not have that form. An explanation takes the general
+// way: its group has the members an explanation names.
 func (g *grounder) decisionSums(q *ir.Query, outer *tuple) *group {
-	if g.opts.NaiveSums || !q.Aggregate || len(q.GroupBy) != 0 || len(q.Constraints) != 0 || q.Distinct || len(q.From) != 2 {
+	if g.opts.NaiveSums || g.opts.Explain || !q.Aggregate || len(q.GroupBy) != 0 || len(q.Constraints) != 0 || q.Distinct || len(q.From) != 2 {
 		return nil
 	}
 	sa, sb := q.From[0], q.From[1]

@@ -113,9 +113,14 @@ func (g *grounder) baseRel(s *ir.Source) *rel {
 		}
 		r.rows[ri] = row{vals: vals, guard: fTrue}
 	}
-	if s.Kind == ir.FromTable {
+	if g.opts.Explain {
+		ref := RowRef{Table: s.Table}
+		if s.Kind == ir.FromInput {
+			ref = RowRef{Table: PushdownTable(s.View), View: s.View}
+		}
 		for ri := range r.rows {
-			g.origin[&r.rows[ri]] = RowRef{Table: s.Table, Row: ri}
+			ref.Row = ri
+			g.origin[&r.rows[ri]] = ref
 		}
 	}
 	g.base[name] = r
@@ -817,12 +822,17 @@ func (g *grounder) project(q *ir.Query, outer *tuple) *rel {
 		}
 		out.rows = append(out.rows, row{vals: vals, guard: guard})
 	}
+	// Explain mode: where each row comes from (recordLineage).
+	var lins []*rowSource
 	if !q.Aggregate {
 		tuples := g.join(q, outer)
 		out.rows = make([]row, 0, len(tuples))
 		slab = make([]value, len(tuples)*len(q.Select))
 		for _, t := range tuples {
 			emit(scope{t: t}, t.guard)
+			if g.opts.Explain {
+				lins = append(lins, &rowSource{t: t})
+			}
 		}
 	} else {
 		groups := g.groupsOf(q, outer)
@@ -840,6 +850,9 @@ func (g *grounder) project(q *ir.Query, outer *tuple) *rel {
 				continue
 			}
 			emit(scope{grp: grp}, guard)
+			if g.opts.Explain {
+				lins = append(lins, &rowSource{grp: grp})
+			}
 			// A value is read only where its row exists: a sum over a
 			// bin group, NULL when the bin is empty, is never NULL there.
 			for i, v := range out.rows[len(out.rows)-1].vals {
@@ -848,7 +861,10 @@ func (g *grounder) project(q *ir.Query, outer *tuple) *rel {
 		}
 	}
 	if q.Distinct {
-		out.rows = distinct(out.rows)
+		out.rows, lins = g.distinct(out.rows, lins)
+	}
+	if g.opts.Explain {
+		g.recordLineage(out, lins)
 	}
 	for i := range out.constCols {
 		out.constCols[i] = true
@@ -863,24 +879,38 @@ func (g *grounder) project(q *ir.Query, outer *tuple) *rel {
 }
 
 // distinct merges rows with equal constant values; the merged row exists
-// when any of them does.
-func distinct(rows []row) []row {
+// when any of them does. In explain mode lins are where the rows come
+// from, merged alike.
+func (g *grounder) distinct(rows []row, lins []*rowSource) ([]row, []*rowSource) {
 	seen := map[string]int{}
 	var out []row
-	for _, r := range rows {
+	var outLins []*rowSource
+	for ri, r := range rows {
+		var l *rowSource
+		if lins != nil {
+			l = lins[ri]
+		}
 		key, ok := constKey(r.vals)
 		if !ok {
 			out = append(out, r)
+			outLins = append(outLins, l)
 			continue
 		}
 		if i, dup := seen[key]; dup {
 			out[i].guard = or(out[i].guard, r.guard)
+			if lins != nil {
+				outLins[i] = mergeSources(outLins[i], l)
+			}
 			continue
 		}
 		seen[key] = len(out)
 		out = append(out, r)
+		outLins = append(outLins, l)
 	}
-	return out
+	if lins == nil {
+		outLins = nil
+	}
+	return out, outLins
 }
 
 func constKey(vals []value) (string, bool) {

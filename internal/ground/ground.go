@@ -73,9 +73,12 @@ type Grounded struct {
 	vars   map[*ir.Table][][]cp.IntVar // [row][column] (zero IntVar for input columns)
 	dict   *dictionary
 	nullOf map[cp.IntVar]int64 // NULL sentinel of nullable decision variables
-	// Explain mode: what each assumption literal stands for.
+	// Explain mode: what each assumption literal stands for, and the
+	// grounder that evaluates the subqueries of those an explanation
+	// names (Resolve).
 	blames     []*Blame
 	blameByLit map[int]*Blame
+	explainer  *grounder
 }
 
 type grounder struct {
@@ -118,8 +121,15 @@ type grounder struct {
 	// constCodes are the constant codes of "in (subquery)" results (see
 	// constSet).
 	constCodes map[*rel]*constCodes
-	// origin maps rows of base relations to the table rows they are.
+	// Explain mode: origin maps rows of base relations to the table rows
+	// they are, sources rows of derived relations to what they come from;
+	// viewOf names the view of a query, lineageIDs numbers the rows that
+	// come from groups.
 	origin     map[*row]RowRef
+	sources    map[*row]*rowSource
+	viewOf     map[*ir.Query]*ir.View
+	lineageIDs int
+	naming     bool // Resolve is at work: lineages with members
 	blameByKey map[string]*Blame
 	// nePairs buffers the pairwise inequalities of the hard view being
 	// grounded (see cliques.go); inHard marks that a hard view is.
@@ -161,6 +171,16 @@ func Ground(p *ir.Program, snap *Snapshot, opts Options) (gr *Grounded, err erro
 	}
 	g.m = g.Model
 	g.m.Grow(opts.Vars, opts.Constraints)
+	if opts.Explain {
+		g.sources = map[*row]*rowSource{}
+		g.viewOf = map[*ir.Query]*ir.View{}
+		for _, v := range p.Views {
+			if v.Query != nil {
+				g.viewOf[v.Query] = v
+			}
+		}
+		g.explainer = g
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			if ge, ok := r.(groundError); ok {

@@ -38,6 +38,7 @@ func (g *grounder) hard(v *ir.View) {
 			}
 		}
 		tuples := g.joinPruned(q, nil, skips)
+		subs := g.opts.Explain && hasSubquery(q.Check)
 		for _, t := range tuples {
 			var ct form
 			key, ok := memoKey(t, deps)
@@ -52,27 +53,35 @@ func (g *grounder) hard(v *ir.View) {
 				ct = truthT(g.expr(q.Check, scope{t: t}))
 			}
 			if g.opts.Explain && !isTrue(ct) && !isFalse(t.guard) {
-				dec, data := g.rowRefs(t)
-				l := g.assumption(v, dec, dec, data)
-				g.assume = &l
+				// One assumption per decision row (the pod), and per
+				// row from a group it reads (node n1's spare capacity).
+				l, ids := g.tupleLineage(t)
+				at := site{sc: scope{t: t}}
+				if subs {
+					at.check = q.Check
+				}
+				lit := g.assumption(v, l.decision, ids, &l, at)
+				g.assume = &lit
 			}
 			g.postImplied(g.emptyBinGuard(t.guard, ct), ct)
 		}
 		return
 	}
+	subs := g.opts.Explain && q.Check != nil && hasSubquery(q.Check)
 	for _, grp := range g.groupsOf(q, nil) {
 		if g.opts.Explain {
-			dec, data := g.groupRefs(grp)
 			// A group is identified by every row its members share (the
-			// node whose capacity it is), plus its key values.
-			key := append(append([]RowRef(nil), dec...), data...)
-			// A small group also names its candidate members (the pods
-			// that could go to the node), as a person would.
-			if memberCount(grp) <= 8 {
-				dec = g.memberRefs(grp, dec)
+			// node whose capacity it is), plus its key values; Resolve
+			// names its candidate members too (the pods that could go to
+			// the node), as a person would.
+			l := g.groupLineage(grp, v)
+			key := append(append([]RowRef(nil), l.decision...), l.data...)
+			at := site{sc: scope{grp: grp}}
+			if subs {
+				at.check = q.Check
 			}
-			l := g.assumption(v, key, dec, data, grp.key...)
-			g.assume = &l
+			lit := g.assumption(v, key, nil, &l, at, grp.key...)
+			g.assume = &lit
 		}
 		if q.Check != nil {
 			ct := truthT(g.expr(q.Check, scope{grp: grp}))
