@@ -43,46 +43,11 @@ type Decision struct {
 // bindings are assumed, nothing is preempted. It talks to no API server. Differential tests judge its decisions against
 // kube-scheduler's own Filter plugins.
 func Decide(ctx context.Context, cfg Config, snap Snapshot) (Decision, error) {
-	cfg.StateDB = ""
-	cfg.BatchWait = -1 // no idle wait: every pending pod is there from the start
-	cfg.LeaderElect = false
-	if cfg.SchedulerName == "" {
-		cfg.SchedulerName = DefaultConfig().SchedulerName
-	}
-	if cfg.BatchSize <= 0 {
-		cfg.BatchSize = DefaultConfig().BatchSize
-	}
-	var objs []runtime.Object
-	for _, n := range snap.Nodes {
-		objs = append(objs, n)
-	}
-	for _, p := range snap.Pods {
-		objs = append(objs, p)
-	}
-	for _, n := range snap.Namespaces {
-		objs = append(objs, n)
-	}
-	for _, pv := range snap.PersistentVolumes {
-		objs = append(objs, pv)
-	}
-	for _, pvc := range snap.PersistentVolumeClaims {
-		objs = append(objs, pvc)
-	}
-	for _, sc := range snap.StorageClasses {
-		objs = append(objs, sc)
-	}
-	s, err := NewWithClient(cfg, fake.NewClientset(objs...), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s, ctx, stop, err := snapshotServer(ctx, cfg, snap)
 	if err != nil {
 		return Decision{}, err
 	}
-	defer s.closeDB()
-	defer s.brain.Close()
-	defer s.events.wait() // after cancel, before the state closes
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if err := s.startInformers(ctx); err != nil {
-		return Decision{}, err
-	}
+	defer stop()
 	d := Decision{Bindings: map[string]string{}, Unschedulable: map[string]string{}, Refused: map[string]string{}}
 	for len(s.brain.Pending()) > 0 {
 		bs, us, err := s.brain.ScheduleBatch(ctx)
@@ -120,4 +85,54 @@ func Decide(ctx context.Context, cfg Config, snap Snapshot) (Decision, error) {
 	}
 	sort.Strings(d.Gated)
 	return d, nil
+}
+
+// snapshotServer is a replica over a snapshot, its informers started and synced: weave-scheduler's
+// conversions and state, without an API server. It runs under the context returned (derived from ctx) until
+// stop is called.
+func snapshotServer(ctx context.Context, cfg Config, snap Snapshot) (*Server, context.Context, func(), error) {
+	cfg.StateDB = ""
+	cfg.BatchWait = -1 // no idle wait: every pending pod is there from the start
+	cfg.LeaderElect = false
+	if cfg.SchedulerName == "" {
+		cfg.SchedulerName = DefaultConfig().SchedulerName
+	}
+	if cfg.BatchSize <= 0 {
+		cfg.BatchSize = DefaultConfig().BatchSize
+	}
+	var objs []runtime.Object
+	for _, n := range snap.Nodes {
+		objs = append(objs, n)
+	}
+	for _, p := range snap.Pods {
+		objs = append(objs, p)
+	}
+	for _, n := range snap.Namespaces {
+		objs = append(objs, n)
+	}
+	for _, pv := range snap.PersistentVolumes {
+		objs = append(objs, pv)
+	}
+	for _, pvc := range snap.PersistentVolumeClaims {
+		objs = append(objs, pvc)
+	}
+	for _, sc := range snap.StorageClasses {
+		objs = append(objs, sc)
+	}
+	s, err := NewWithClient(cfg, fake.NewClientset(objs...), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	stop := func() {
+		cancel()
+		s.events.wait() // after cancel, before the state closes
+		s.brain.Close()
+		s.closeDB()
+	}
+	if err := s.startInformers(ctx); err != nil {
+		stop()
+		return nil, nil, nil, err
+	}
+	return s, ctx, stop, nil
 }

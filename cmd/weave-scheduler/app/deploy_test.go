@@ -224,10 +224,13 @@ func TestDeploySecurePort(t *testing.T) {
 				if fmt.Sprint(r.NonResourceURLs) == "[/metrics]" && fmt.Sprint(r.Verbs) == "[get]" {
 					found["metrics-reader"] = true
 				}
+				if fmt.Sprint(r.NonResourceURLs) == "[/explain/*]" && fmt.Sprint(r.Verbs) == "[get]" {
+					found["explain-reader"] = true
+				}
 			}
 		}
 	}
-	for _, want := range []string{"auth-delegator", "authentication-reader", "metrics-reader"} {
+	for _, want := range []string{"auth-delegator", "authentication-reader", "metrics-reader", "explain-reader"} {
 		if !found[want] {
 			t.Errorf("rbac.yaml: no %s", want)
 		}

@@ -280,13 +280,14 @@ const triageBudget = time.Second
 // package scheduler on the nodes with room for the pod's requests): preemption is tried for them (preempt.go), and
 // those it cannot place get a FailedScheduling event, the PodScheduled=False condition with the reason, and
 // a backoff. This runs before the next batch so that a pod that fits no node is not solved again and again
-// while it waits (PreemptionBasic: 722 batches for 20 pods).
+// while it waits (PreemptionBasic: 722 batches for 20 pods). The reason (State.Diagnose: per node, the
+// policies that reject the pod, in kube-scheduler's words) is worked out off the loop, by the goroutine that
+// reports the pod (explainer).
 func (s *Server) failed(ctx context.Context, us []scheduler.Unschedulable) {
 	s.metrics.deferred.Add(float64(len(us)))
 	t0 := time.Now()
 	st := s.brain.PolicyState() // the enabled hard policies only
 	var stuck []*v1.Pod
-	msgs := map[string]string{}
 	checked := 0
 	for _, u := range us {
 		if time.Since(t0) > triageBudget {
@@ -303,29 +304,30 @@ func (s *Server) failed(ctx context.Context, us []scheduler.Unschedulable) {
 			continue
 		}
 		stuck = append(stuck, p)
-		msgs[u.Pod] = fmt.Sprintf("0/%d nodes are available: no node satisfies the pod's hard constraints (%s)", len(st.Nodes), u.Reason)
 	}
 	s.log.Debug("triage", "unplaced", len(us), "checked", checked, "fit_no_node", len(stuck), "took", time.Since(t0))
 	if len(stuck) == 0 {
 		return
 	}
+	ex := newExplainer(st) // st is the explainer's from here on
 	if s.cfg.DisablePreemption {
 		for _, p := range stuck {
-			s.unschedulable(ctx, p, msgs[podKey(p)])
+			s.unschedulable(ctx, p, ex.failure(podKey(p), ""))
 		}
 		return
 	}
-	s.preempt(ctx, stuck, msgs)
+	s.preempt(ctx, stuck, ex)
 }
 
-// unschedulable reports a pod that no node takes and backs it off; the event and the condition are sent in
-// the background (API calls, not on the loop's path).
-func (s *Server) unschedulable(ctx context.Context, p *v1.Pod, msg string) {
+// unschedulable reports a pod that no node takes and backs it off; the message is worked out, and the event
+// and the condition sent, in the background (a diagnosis and API calls, not on the loop's path).
+func (s *Server) unschedulable(ctx context.Context, p *v1.Pod, msg func() string) {
 	s.metrics.unschedule.Inc()
 	s.backOff(p)
 	go func() {
-		s.recorder.Eventf(p, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", "%s", truncate(msg))
-		s.setUnschedulable(ctx, p, msg)
+		m := msg()
+		s.recorder.Eventf(p, nil, v1.EventTypeWarning, "FailedScheduling", "Scheduling", "%s", truncate(m))
+		s.setUnschedulable(ctx, p, m)
 	}()
 }
 

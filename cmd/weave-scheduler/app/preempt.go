@@ -64,9 +64,9 @@ func priority(p *v1.Pod) int32 {
 	return 0
 }
 
-// preempt runs preemption for pods that fit no node, one plan per priority (highest first). msgs holds why
+// preempt runs preemption for pods that fit no node, one plan per priority (highest first). ex says why
 // each pod fits no node, for the report of those preemption does not place.
-func (s *Server) preempt(ctx context.Context, pods []*v1.Pod, msgs map[string]string) {
+func (s *Server) preempt(ctx context.Context, pods []*v1.Pod, ex *explainer) {
 	byPrio := map[int32][]*v1.Pod{}
 	var prios []int32
 	for _, p := range pods {
@@ -81,19 +81,19 @@ func (s *Server) preempt(ctx context.Context, pods []*v1.Pod, msgs map[string]st
 		if ctx.Err() != nil {
 			return
 		}
-		s.preemptPlan(ctx, byPrio[pr], msgs)
+		s.preemptPlan(ctx, byPrio[pr], ex)
 	}
 }
 
 // preemptPlan plans the preemption for pods of one priority, again for the pods a plan leaves unplaced
 // while plans place some, and starts carrying the plans out.
-func (s *Server) preemptPlan(ctx context.Context, pods []*v1.Pod, msgs map[string]string) {
+func (s *Server) preemptPlan(ctx context.Context, pods []*v1.Pod, ex *explainer) {
 	byKey := map[string]*v1.Pod{}
 	for _, p := range pods {
 		byKey[podKey(p)] = p
 	}
 	fail := func(key, why string) {
-		s.unschedulable(ctx, byKey[key], msgs[key]+"; preemption: "+why)
+		s.unschedulable(ctx, byKey[key], ex.failure(key, why))
 	}
 	rest := pods
 	placedAny := false
@@ -129,7 +129,7 @@ func (s *Server) preemptPlan(ctx context.Context, pods []*v1.Pod, msgs map[strin
 		// Pods neither placed nor unplaced fit without evicting: they stay in the queue.
 		if len(bs) > 0 {
 			placedAny = true
-			s.carryOut(ctx, bs, ev, byKey, msgs)
+			s.carryOut(ctx, bs, ev, byKey, ex)
 		}
 		rest = rest[:0:0]
 		reasons := map[string]string{}
@@ -154,7 +154,7 @@ func (s *Server) preemptPlan(ctx context.Context, pods []*v1.Pod, msgs map[strin
 
 // carryOut nominates the preemptors of a plan (assumed on their nodes by PreemptPods) and evicts the plan's
 // victims in the background.
-func (s *Server) carryOut(ctx context.Context, bs []scheduler.Binding, ev []scheduler.Eviction, byKey map[string]*v1.Pod, msgs map[string]string) {
+func (s *Server) carryOut(ctx context.Context, bs []scheduler.Binding, ev []scheduler.Eviction, byKey map[string]*v1.Pod, ex *explainer) {
 	low := priority(byKey[bs[0].Pod])
 	on := map[string][]*v1.Pod{} // preemptors per node
 	var nodes []string
@@ -179,7 +179,7 @@ func (s *Server) carryOut(ctx context.Context, bs []scheduler.Binding, ev []sche
 		if priority(vp) >= low {
 			s.log.Error("preemption plan with a victim of equal or higher priority; plan dropped", "victim", e.Pod)
 			for _, b := range bs {
-				s.unschedulable(ctx, byKey[b.Pod], msgs[b.Pod]+"; preemption: internal error: a victim of equal or higher priority")
+				s.unschedulable(ctx, byKey[b.Pod], ex.failure(b.Pod, "internal error: a victim of equal or higher priority"))
 			}
 			return
 		}
@@ -202,7 +202,7 @@ func (s *Server) carryOut(ctx context.Context, bs []scheduler.Binding, ev []sche
 	go func() {
 		failAll := func(ps []*v1.Pod, why string) {
 			for _, p := range ps {
-				s.unschedulable(ctx, p, msgs[podKey(p)]+"; preemption: "+why)
+				s.unschedulable(ctx, p, ex.failure(podKey(p), why))
 			}
 		}
 		sharedNames, why := s.evictAll(ctx, shared, on[nodes[0]][0])

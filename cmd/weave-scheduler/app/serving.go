@@ -180,7 +180,8 @@ func anonymousOnly(authn authenticator.Request, allowedPaths []string) (authenti
 
 // endpoints serves /healthz, /livez and /readyz (apiserver's health handlers, as kube-scheduler's
 // newEndpointsHandler installs them; /readyz checks that the informers have synced and that the replica is
-// not shutting down) and /metrics (the weave_scheduler_* series and Go's and the process's).
+// not shutting down), /metrics (the weave_scheduler_* series and Go's and the process's) and
+// /explain/NAMESPACE/POD (why a pending pod waits: Explain, why.go).
 func (s *Server) endpoints(ctx context.Context) http.Handler {
 	m := mux.NewPathRecorderMux("weave-scheduler")
 	healthz.InstallHandler(m)
@@ -194,5 +195,6 @@ func (s *Server) endpoints(ctx context.Context) http.Handler {
 			return nil
 		}))
 	m.Handle("/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	m.HandlePrefix("/explain/", http.HandlerFunc(s.serveExplain))
 	return m
 }

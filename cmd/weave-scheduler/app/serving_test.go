@@ -63,7 +63,8 @@ func TestParseFlagsServing(t *testing.T) {
 
 // fakeDelegation plays the API server's TokenReview and SubjectAccessReview for the replica's delegated
 // authentication and authorization: the token "scraper-token" is the user scraper, allowed get on /metrics;
-// "nobody-token" is the user nobody, allowed nothing; any other token is invalid. It answers only the
+// "explainer-token" the user explainer, allowed get on /explain/*; "nobody-token" is the user nobody, allowed
+// nothing; any other token is invalid. It answers only the
 // replica's own credentials (the kubeconfig's token).
 type fakeDelegation struct {
 	mu   sync.Mutex
@@ -86,7 +87,7 @@ func (d *fakeDelegation) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		name, _, ok := strings.Cut(tr.Spec.Token, "-token")
-		tr.Status = authenticationv1.TokenReviewStatus{Authenticated: ok && (name == "scraper" || name == "nobody"), User: authenticationv1.UserInfo{Username: name}}
+		tr.Status = authenticationv1.TokenReviewStatus{Authenticated: ok && (name == "scraper" || name == "nobody" || name == "explainer"), User: authenticationv1.UserInfo{Username: name}}
 		tr.APIVersion, tr.Kind = "authentication.k8s.io/v1", "TokenReview"
 		json.NewEncoder(w).Encode(tr)
 	case "/apis/authorization.k8s.io/v1/subjectaccessreviews":
@@ -99,7 +100,8 @@ func (d *fakeDelegation) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		d.mu.Lock()
 		d.sars = append(d.sars, sar.Spec.User+" "+nr.Verb+" "+nr.Path)
 		d.mu.Unlock()
-		sar.Status.Allowed = sar.Spec.User == "scraper" && nr.Verb == "get" && nr.Path == "/metrics"
+		sar.Status.Allowed = nr.Verb == "get" && (sar.Spec.User == "scraper" && nr.Path == "/metrics" ||
+			sar.Spec.User == "explainer" && strings.HasPrefix(nr.Path, "/explain/"))
 		sar.APIVersion, sar.Kind = "authorization.k8s.io/v1", "SubjectAccessReview"
 		json.NewEncoder(w).Encode(sar)
 	default:
@@ -127,7 +129,7 @@ current-context: c
 // TestSecureServing: the replica serves HTTPS (a generated certificate for localhost when none is given);
 // /healthz, /livez and /readyz answer anyone; /metrics answers 401 without credentials or with a token the
 // TokenReview rejects, 403 to a user the SubjectAccessReview denies, and the weave_scheduler_* series to
-// one it allows; plain HTTP gets nothing.
+// one it allows; /explain/w/big (why the pending pod w/big waits) likewise; plain HTTP gets nothing.
 func TestSecureServing(t *testing.T) {
 	d := &fakeDelegation{}
 	api := httptest.NewTLSServer(d) // clientcmd sends a kubeconfig's credentials over TLS only
@@ -137,7 +139,7 @@ func TestSecureServing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	startFake(t, newFakeAPI(t, testNode("n1", "4", "")), func(c *Config) {
+	startFake(t, newFakeAPI(t, testNode("n1", "4", ""), testPod("big", "8", 0, "")), func(c *Config) {
 		c.Serving = NewServingOptions()
 		c.Serving.SecureServing.Listener = ln
 		c.Serving.Authentication.RemoteKubeConfigFile = kc
@@ -176,6 +178,9 @@ func TestSecureServing(t *testing.T) {
 		{"metrics for a user the SubjectAccessReview denies are forbidden", "/metrics", "nobody-token", 403},
 		{"metrics for a user allowed get on /metrics", "/metrics", "scraper-token", 200},
 		{"an allowed user is not allowed every path", "/debug/pprof/", "scraper-token", 403},
+		{"explain without a token is unauthenticated", "/explain/w/big", "", 401},
+		{"explain for a user the SubjectAccessReview denies is forbidden", "/explain/w/big", "nobody-token", 403},
+		{"explain for a user allowed get on /explain/*", "/explain/w/big", "explainer-token", 200},
 	} {
 		code, body := get(tc.path, tc.token)
 		if code != tc.code {
@@ -183,6 +188,9 @@ func TestSecureServing(t *testing.T) {
 		}
 		if tc.path == "/metrics" && code == 200 && !strings.Contains(body, "weave_scheduler_pods_scheduled_total") {
 			t.Errorf("%s: no weave_scheduler_pods_scheduled_total in\n%s", tc.name, body)
+		}
+		if want := "node n1: Insufficient cpu\n"; strings.HasPrefix(tc.path, "/explain/") && code == 200 && !strings.Contains(body, want) {
+			t.Errorf("%s: no %q in\n%s", tc.name, want, body)
 		}
 	}
 	d.mu.Lock()

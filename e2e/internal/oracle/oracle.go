@@ -68,6 +68,9 @@ type Verdict struct {
 	// PreEnqueue is set when a PreEnqueue plugin keeps the pod out of the scheduling queue: it is not tried on
 	// any node (every node then carries the same rejection).
 	PreEnqueue *Rejection
+	// PreFilter is set when a PreFilter plugin rejects the pod (every node then carries the same rejection):
+	// kube-scheduler's message is then its message alone.
+	PreFilter *Rejection
 	// Nodes maps every node of the cluster to nil if the pod passes every PreFilter and Filter plugin there,
 	// or to the first rejection, in the order kube-scheduler runs its plugins.
 	Nodes map[string]*Rejection
@@ -226,7 +229,8 @@ func (o *Oracle) Judge(ctx context.Context, c Cluster, pod *v1.Pod) (Verdict, er
 		if plugin == "" { // the PreFilterResults of withNodes left no node
 			plugin = strings.Join(sets.List(withNodes), ",")
 		}
-		all(rejection(s, plugin))
+		v.PreFilter = rejection(s, plugin)
+		all(v.PreFilter)
 		return v, nil
 	}
 	for _, n := range c.Nodes {
