@@ -83,6 +83,7 @@ func (s *Server) scheduleLoop(ctx context.Context) error {
 			}
 		}
 		tf := time.Now()
+		unsched = s.podGroupOutcome(ctx, ok, unsched) // podgroups.go: a group left out is unschedulable whole
 		if len(unsched) > 0 {
 			s.failed(ctx, unsched)
 		}
