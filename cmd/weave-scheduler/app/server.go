@@ -138,6 +138,7 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 		PreemptionImprovementTimeout:         cfg.PreemptionImprovementTimeout,
 		PreemptionUnplacedImprovementTimeout: cfg.PreemptionUnplacedImprovementTimeout,
 		NodeSample:                           cfg.NodeSample,
+		GangReserveAfter:                     cfg.GangReserveAfter,
 		Verify:                               cfg.Verify,
 
 		DisabledPolicies: cfg.DisabledPolicies,
