@@ -263,18 +263,10 @@ func (s *Server) podGroupOutcome(ctx context.Context, bound []bindJob, us []sche
 	}
 	sort.Strings(keys)
 	for _, g := range keys {
-		ns, _, _ := strings.Cut(g, "/")
 		s.mu.Lock()
 		view, known := s.groups[g]
 		s.mu.Unlock()
-		running := 0
-		if pods, err := s.podLister.Pods(ns).List(labels.Everything()); err == nil {
-			for _, p := range pods {
-				if podGroupOf(p) == g && p.Spec.NodeName != "" && p.DeletionTimestamp == nil && !terminal(p) {
-					running++
-				}
-			}
-		}
+		running := s.boundMembers(g)
 		if !known || int64(running) >= view.group.MinCount {
 			rest = append(rest, failed[g]...) // a running gang's extra members are placed one by one
 			continue
@@ -327,4 +319,75 @@ func (s *Server) setPodGroupCondition(ctx context.Context, key string, c metav1.
 	if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
 		s.log.Warn("setting the PodGroup condition failed", "podGroup", key, "condition", c.Type, "error", err)
 	}
+}
+
+// boundMembers counts a group's live pods bound to a node, as the informer sees them.
+func (s *Server) boundMembers(group string) int {
+	ns, _, _ := strings.Cut(group, "/")
+	pods, err := s.podLister.Pods(ns).List(labels.Everything())
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, p := range pods {
+		if podGroupOf(p) == group && p.Spec.NodeName != "" && p.DeletionTimestamp == nil && !terminal(p) {
+			n++
+		}
+	}
+	return n
+}
+
+// wholeGroups keeps a batch's gangs whole through the re-check before binding (recheck, which judges each
+// placement alone): where it dropped a member of a group and the members it kept, with those bound, number
+// fewer than the group's minCount, the kept ones are dropped too (requeued, reason group_split), since binding
+// them would leave a partial gang running. ok are the placements the re-check kept of bindings.
+func (s *Server) wholeGroups(bindings []scheduler.Binding, ok []bindJob) []bindJob {
+	if s.groupsOff != "" {
+		return ok
+	}
+	placed := map[string]int{}
+	for _, b := range bindings {
+		ns, name, _ := strings.Cut(b.Pod, "/")
+		if p, err := s.podLister.Pods(ns).Get(name); err == nil {
+			if g := podGroupOf(p); g != "" {
+				placed[g]++
+			}
+		}
+	}
+	kept := map[string]int{}
+	for _, j := range ok {
+		if g := podGroupOf(j.pod); g != "" {
+			kept[g]++
+		}
+	}
+	split := map[string]bool{}
+	for g, n := range placed {
+		if kept[g] == 0 || kept[g] >= n {
+			continue
+		}
+		s.mu.Lock()
+		view, known := s.groups[g]
+		s.mu.Unlock()
+		need := int64(1)
+		if known {
+			need = view.group.MinCount
+		}
+		if int64(kept[g]+s.boundMembers(g)) < need {
+			split[g] = true
+		}
+	}
+	if len(split) == 0 {
+		return ok
+	}
+	out := ok[:0:0]
+	for _, j := range ok {
+		if g := podGroupOf(j.pod); split[g] {
+			s.metrics.skipped.WithLabelValues("group_split").Inc()
+			s.log.Info("another member of the pod group lost its placement; pod requeued", "pod", podKey(j.pod), "node", j.node, "podGroup", g)
+			s.unassume(j.pod)
+			continue
+		}
+		out = append(out, j)
+	}
+	return out
 }

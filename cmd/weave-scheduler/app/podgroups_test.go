@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -257,5 +258,47 @@ func TestPodGroupUnsupportedFieldsRefuseItsPods(t *testing.T) {
 	eventually(t, "the fixed group's pod bound", 5*time.Second, func() bool { return f.pod(t, "w", "claims-0").Spec.NodeName == "n1" })
 	if n := f.pod(t, "w", "prio-0").Spec.NodeName; n != "" {
 		t.Errorf("pod of another priority than its group's bound to %s", n)
+	}
+}
+
+// The re-check before binding judges each placement alone. When it drops one member of a gang (here: its node
+// left the state after the solve), the other member is not bound alone either: both are requeued, and with one
+// node left the gang of two 3-CPU pods fits nowhere, so neither is ever bound.
+func TestPodGroupRecheckKeepsGangsWhole(t *testing.T) {
+	objs := []runtime.Object{testNode("n1", "4", ""), testNode("n2", "4", ""), testPodGroup("pair", 2, "")}
+	objs = append(objs, groupPods("pair", "pair", "3", 2)...)
+	f := newFakeAPI(t, objs...)
+	servePodGroups(f)
+	var once sync.Once
+	s := startFakeWith(t, f, nil, func(s *Server) {
+		s.Hooks.AfterSolve = func(ctx context.Context, bs []scheduler.Binding) {
+			once.Do(func() {
+				if err := s.brain.DeleteNode(ctx, bs[0].Node); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	})
+	bound := func() []string {
+		var out []string
+		for _, name := range []string{"pair-0", "pair-1"} {
+			if n := f.pod(t, "w", name).Spec.NodeName; n != "" {
+				out = append(out, name+" on "+n)
+			}
+		}
+		return out
+	}
+	eventually(t, "the first placement decided", 10*time.Second, func() bool {
+		return len(bound()) > 0 || metricValue(s, `weave_scheduler_placements_dropped_total{reason="group_split"}`) == 1
+	})
+	time.Sleep(500 * time.Millisecond) // the requeued pair is solved again, on one node
+	if b := bound(); len(b) > 0 {
+		t.Errorf("bound: %v: half a gang runs", b)
+	}
+	if v := metricValue(s, `weave_scheduler_placements_dropped_total{reason="group_split"}`); v != 1 {
+		t.Errorf("placements dropped as group_split: %v, want 1", v)
+	}
+	if v := metricValue(s, `weave_scheduler_placements_dropped_total{reason="node_gone"}`); v != 1 {
+		t.Errorf("placements dropped for node_gone: %v, want 1", v)
 	}
 }
