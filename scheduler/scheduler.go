@@ -144,6 +144,12 @@ type Config struct {
 	// 5,000); negative considers every node. Preemption plans consider
 	// every node.
 	NodeSample int
+	// GangReserveAfter is the fairness bound for PodGroups (fairness.go):
+	// a PodGroup ready to schedule for longer than this without being
+	// admitted reserves the cluster, and no pod or group of its priority
+	// or lower that arrived after it is tried until it is admitted. 0 (the
+	// default) turns the rule off.
+	GangReserveAfter time.Duration
 }
 
 // Scheduler holds the cluster state (in memory and in the state database) and the two
@@ -181,6 +187,9 @@ type Scheduler struct {
 	// rejected maps the pods of the batch that the check left unplaced
 	// (Config.DropRejected) to the fault it found.
 	rejected map[string]string
+	// waiting holds the PodGroups ready to schedule and not yet admitted
+	// (fairness.go).
+	waiting map[string]*groupWait
 }
 
 // waitOrDefault applies the convention of Config's waits: 0 means def,
@@ -433,7 +442,7 @@ func (s *Scheduler) queue() []*Pod {
 		}
 		return q[i].created < q[j].created
 	})
-	return s.state.groupReady(q)
+	return s.fairQueue(s.state.groupReady(q)) // fairness.go
 }
 
 // noPendingPoll is how long waitBatch sleeps with nothing pending before it

@@ -59,6 +59,10 @@ type Config struct {
 	// cluster (scheduler.Config.NodeSample; 0: kube-scheduler's adaptive
 	// share, scheduler.DefaultNodeSample; negative: every node).
 	NodeSample int `json:"nodeSample,omitempty"`
+	// GangReserveAfter is the PodGroup fairness bound (scheduler.Config.GangReserveAfter): a PodGroup
+	// ready for longer than this without being admitted holds back the pods and groups of its priority or
+	// lower that arrived after it. 0 (the default) turns the rule off.
+	GangReserveAfter time.Duration `json:"gangReserveAfter,omitempty"`
 	// BindWorkers is how many bindings run in parallel (64): a Binding
 	// request is a round trip to the API server, and kube-scheduler binds
 	// every pod in its own goroutine.
@@ -149,6 +153,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.DurationVar(&c.PreemptionImprovementTimeout, "preemption-improvement-timeout", cfg.PreemptionImprovementTimeout, "end a preemption plan's solve once it has not improved for this long (0: 50ms; negative: run to --solver-timeout)")
 	fs.DurationVar(&c.PreemptionUnplacedImprovementTimeout, "preemption-unplaced-improvement-timeout", cfg.PreemptionUnplacedImprovementTimeout, "the same while a plan leaves a preemptor without a node that the solver has not ruled out (0: 500ms; negative: off)")
 	fs.IntVar(&c.NodeSample, "node-sample", cfg.NodeSample, "most nodes a placement batch considers on a larger cluster (0: kube-scheduler's adaptive share, 230 of 500 nodes; negative: every node)")
+	fs.DurationVar(&c.GangReserveAfter, "gang-reserve-after", cfg.GangReserveAfter, "a PodGroup waiting this long holds back the later pods and groups of its priority or lower until it runs (0: off)")
 	fs.IntVar(&c.BindWorkers, "bind-workers", cfg.BindWorkers, "parallel bindings")
 	fs.DurationVar(&c.InitialBackoff, "initial-backoff", cfg.InitialBackoff, "first retry delay of an unschedulable pod")
 	fs.DurationVar(&c.MaxBackoff, "max-backoff", cfg.MaxBackoff, "longest retry delay")
@@ -215,6 +220,8 @@ func ParseFlags(args []string) (Config, error) {
 			cfg.PreemptionUnplacedImprovementTimeout = c.PreemptionUnplacedImprovementTimeout
 		case "node-sample":
 			cfg.NodeSample = c.NodeSample
+		case "gang-reserve-after":
+			cfg.GangReserveAfter = c.GangReserveAfter
 		case "bind-workers":
 			cfg.BindWorkers = c.BindWorkers
 		case "initial-backoff":

@@ -87,3 +87,18 @@ func TestParseFlagsSolverImprovementTimeout(t *testing.T) {
 		t.Fatalf("default: %v %v (0 leaves the scheduler's default)", cfg.SolverImprovementTimeout, err)
 	}
 }
+
+// The PodGroup fairness bound is off unless the file or the flag sets it; the flag wins.
+func TestParseFlagsGangReserveAfter(t *testing.T) {
+	if cfg, err := ParseFlags(nil); err != nil || cfg.GangReserveAfter != 0 {
+		t.Fatalf("default: %v %v, want 0 (off)", cfg.GangReserveAfter, err)
+	}
+	f := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(f, []byte("gangReserveAfter: 2m\n"), 0o644)
+	if cfg, err := ParseFlags([]string{"--config", f}); err != nil || cfg.GangReserveAfter != 2*time.Minute {
+		t.Fatalf("file: %v %v", cfg.GangReserveAfter, err)
+	}
+	if cfg, err := ParseFlags([]string{"--config", f, "--gang-reserve-after", "30s"}); err != nil || cfg.GangReserveAfter != 30*time.Second {
+		t.Fatalf("flag over file: %v %v", cfg.GangReserveAfter, err)
+	}
+}

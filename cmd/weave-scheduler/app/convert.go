@@ -184,5 +184,6 @@ func toPod(p *v1.Pod) scheduler.Pod {
 	out.Affinity = podAffinityTerms(p.Spec.Affinity)
 	out.Spread = spreadConstraints(p)
 	out.Terminating = p.DeletionTimestamp != nil
+	out.PodGroup = podGroupOf(p) // podgroups.go
 	return out
 }

@@ -43,7 +43,8 @@ func TestDeployRBAC(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"pods watch", "nodes list", "namespaces watch", "namespaces list", "persistentvolumes watch", "persistentvolumeclaims list", "storageclasses watch",
-		"pods/binding create", "pods/eviction create", "pods/status patch"} {
+		"pods/binding create", "pods/eviction create", "pods/status patch",
+		"podgroups watch", "podgroups get", "podgroups/status update"} {
 		if !granted[want] {
 			t.Errorf("the ClusterRole does not grant %s", want)
 		}

@@ -65,7 +65,7 @@ func (s *Server) scheduleLoop(ctx context.Context) error {
 			s.Hooks.AfterSolve(ctx, bindings)
 		}
 		tc := time.Now()
-		ok := s.recheck(bindings)
+		ok := s.wholeGroups(bindings, s.recheck(bindings)) // podgroups.go: no partial gang
 		s.metrics.phase.WithLabelValues("check").Observe(time.Since(tc).Seconds())
 		for _, j := range ok {
 			select {
@@ -83,6 +83,7 @@ func (s *Server) scheduleLoop(ctx context.Context) error {
 			}
 		}
 		tf := time.Now()
+		unsched = s.podGroupOutcome(ctx, ok, unsched) // podgroups.go: a group left out is unschedulable whole
 		if len(unsched) > 0 {
 			s.failed(ctx, unsched)
 		}

@@ -34,10 +34,6 @@ func unsupported(p *v1.Pod) []unsupportedField {
 		out = append(out, unsupportedField{"spec.resourceClaims",
 			"dynamic resource allocation is not supported; schedule the pod with kube-scheduler"})
 	}
-	if p.Spec.SchedulingGroup != nil {
-		out = append(out, unsupportedField{"spec.schedulingGroup",
-			"pod groups (gang and topology-aware workload scheduling) are not supported yet"})
-	}
 	out = append(out, selectorFieldsUnsupported(p)...)
 	return out
 }
@@ -65,7 +61,7 @@ func (s *Server) pendingPodLocked(p *v1.Pod) (scheduler.Pod, bool) {
 		s.must("delete pod", s.brain.DeletePod(context.Background(), key))
 		return scheduler.Pod{}, false // tried once its gates are removed (an update)
 	}
-	fs := unsupported(p)
+	fs := append(unsupported(p), s.podGroupFieldsLocked(p)...) // podgroups.go
 	var vols volumeVerdict
 	if len(p.Spec.Volumes) > 0 {
 		s.rememberClaimsLocked(p)

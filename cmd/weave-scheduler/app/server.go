@@ -74,6 +74,11 @@ type Server struct {
 	evicting   chan struct{}                   // a slot per eviction request under way (evictWorkers slots)
 	loopCtx    atomic.Pointer[context.Context] // the leader's context (bindings of nominated pods)
 
+	// PodGroups (podgroups.go).
+	groups        map[string]podGroupView // PodGroups (namespace/name) as read
+	groupAdmitted map[string]bool         // PodGroups whose PodGroupInitiallyScheduled=True was sent
+	groupsOff     string                  // why PodGroups are not read ("" when they are), set before the informers start
+
 	handlersSynced []cache.InformerSynced // the event handlers have seen the informers' initial lists
 	events         *eventQueue            // the informers' events, applied in order (events.go)
 }
@@ -134,6 +139,7 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 		PreemptionImprovementTimeout:         cfg.PreemptionImprovementTimeout,
 		PreemptionUnplacedImprovementTimeout: cfg.PreemptionUnplacedImprovementTimeout,
 		NodeSample:                           cfg.NodeSample,
+		GangReserveAfter:                     cfg.GangReserveAfter,
 		Verify:                               cfg.Verify,
 
 		DisabledPolicies: cfg.DisabledPolicies,
@@ -149,6 +155,7 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 		brain: brain, closeDB: closeDB, metrics: newMetrics(),
 		inflight: map[string]string{}, backoff: map[string]*time.Timer{}, attempts: map[string]int{},
 		nominated: map[string]*nomination{}, claimUsers: map[string]map[string]struct{}{}, refused: map[string]string{}, events: newEventQueue(),
+		groups: map[string]podGroupView{}, groupAdmitted: map[string]bool{},
 		binds: make(chan bindJob, 4*cfg.BatchSize), evicting: make(chan struct{}, evictWorkers),
 	}
 	s.factory = informers.NewSharedInformerFactory(client, 0)
@@ -297,9 +304,17 @@ func (s *Server) startInformers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	infs := append([]cache.SharedIndexInformer{nodes, pods, namespaces}, vols...)
+	groups, err := s.podGroupInformer() // nil where PodGroups are not served
+	if err != nil {
+		return err
+	}
+	if groups != nil {
+		infs = append(infs, groups)
+	}
 	// A watch error is logged and the reflector relists (then the handlers see every object again: the state
 	// converges to the fresh list).
-	for _, inf := range append([]cache.SharedIndexInformer{nodes, pods}, append(vols, namespaces)...) {
+	for _, inf := range infs {
 		_ = inf.SetWatchErrorHandler(func(r *cache.Reflector, err error) {
 			s.log.Warn("watch interrupted; relisting", "error", err)
 		})

@@ -22,7 +22,7 @@ func TestTinyRunIsWellFormed(t *testing.T) {
 		t.Fatalf("weave-bench all --tiny: %v", err)
 	}
 	// The tiny sizes: 3 apps × 8 pods on 10 nodes, 3 runs (kube, b = 10, b = 100); 1 quality seed; 6 scale
-	// workloads; 1 ablation batch.
+	// workloads; 1 ablation batch; 1 gang seed on 4 nodes.
 	csvs := []struct {
 		name    string
 		header  []string
@@ -40,6 +40,9 @@ func TestTinyRunIsWellFormed(t *testing.T) {
 		// latency: 1 run × 2 schedulers × 2 workloads × 3 rates, 2 apps × (3 + 3) pods each.
 		{"latency_runs", []string{"run", "scheduler", "workload", "rate", "pods", "bound", "p50_ms", "p90_ms", "p99_ms", "max_ms", "weave_batches", "weave_batch_size_mean", "weave_decide_mean_ms", "weave_batch_total_mean_ms", "error"}, 12, 12},
 		{"latency_pods", []string{"run", "scheduler", "workload", "rate", "latency_ms"}, 144, 144},
+		// gang: 1 seed × 2 schedulers; the stranding case, 2 schedulers.
+		{"gang", []string{"seed", "scheduler", "jobs", "complete", "partial", "topology_violations", "gpus_complete", "capacity", "demand", "idle", "share_of_capacity", "last_decision_s"}, 2, 2},
+		{"gang_stranding", []string{"run", "scheduler", "complete", "jobs", "partial", "topology_violations", "gpus_complete", "capacity"}, 2, 2},
 	}
 	for _, c := range csvs {
 		f, err := os.Open(filepath.Join(dir, c.name+".csv"))
@@ -85,7 +88,7 @@ func TestTinyRunIsWellFormed(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := string(report)
-	for _, want := range []string{"## Experiment 1: ", "## Experiment 2: ", "## Experiment 3: ", "## Experiment 4: ", "## Experiment 5: ", "## Experiment 6: ", "## Experiment 7: ", "## Experiment 8: "} {
+	for _, want := range []string{"## Experiment 1: ", "## Experiment 2: ", "## Experiment 3: ", "## Experiment 4: ", "## Experiment 5: ", "## Experiment 6: ", "## Experiment 7: ", "## Experiment 8: ", "## Experiment 9: "} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)
 		}

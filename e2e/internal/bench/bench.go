@@ -66,6 +66,7 @@ var Experiments = []Experiment{
 	{Name: "scale", Sections: []int{6}, Help: "scheduler_perf workloads at 500 and 5,000 nodes", run: runScale},
 	{Name: "ablation", Sections: []int{7}, Help: "encoding and backend ablation on experiment-1 batches", run: runAblation},
 	{Name: "latency", Sections: []int{8}, Help: "creation-to-binding latency at 10 pods/s, 100 pods/s and in a burst, 500 nodes", run: runLatency},
+	{Name: "gang", Sections: []int{9}, Help: "PodGroups: gangs with a rack topology constraint on GPU nodes, and the stranding case", run: runGang},
 }
 
 // Lookup returns the experiment named name.
@@ -190,6 +191,7 @@ var sectionTitles = map[int]string{
 	6: "Scale: scheduler_perf workloads",
 	7: "Encoding and backend ablation",
 	8: "Responsiveness: creation-to-binding latency by arrival rate",
+	9: "Workload-aware scheduling: gangs and topology on PodGroups",
 }
 
 // schedulers returns the schedulers to run in experiments 4 and 6: kube-scheduler then weave-scheduler,

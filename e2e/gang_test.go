@@ -1,0 +1,150 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/weavesql/weave/e2e/harness"
+	"github.com/weavesql/weave/e2e/internal/oracle/differential"
+)
+
+const (
+	gangRack = "topology.example.com/rack"
+	gangGPU  = v1.ResourceName("nvidia.com/gpu")
+)
+
+// gangPod is worker i of PodGroup group: gpus GPUs (request and limit, as extended resources need).
+func gangPod(ns, group string, i int, gpus int64, sched string) *v1.Pod {
+	q := *resource.NewQuantity(gpus, resource.DecimalSI)
+	return makePod(ns, fmt.Sprintf("%s-%d", group, i), sched).with(func(p *v1.Pod) {
+		p.Spec.Containers[0].Resources = v1.ResourceRequirements{
+			Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("100m"), v1.ResourceMemory: resource.MustParse("64Mi"), gangGPU: q},
+			Limits:   v1.ResourceList{gangGPU: q},
+		}
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(group)}
+	}).obj()
+}
+
+// gangGroup is a PodGroup gang of minCount, with the rack topology constraint when rack.
+func gangGroup(ns, name string, minCount int32, rack bool) *schedulingv1beta1.PodGroup {
+	g := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
+			Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: minCount}}}}
+	if rack {
+		g.Spec.SchedulingConstraints = &schedulingv1beta1.PodGroupSchedulingConstraints{
+			Topology: []schedulingv1beta1.TopologyConstraint{{Key: gangRack}}}
+	}
+	return g
+}
+
+// TestLiveGangs: weave-scheduler reads PodGroups from an API server with GenericWorkload and
+// TopologyAwareWorkloadScheduling on. Three racks of two nodes with 8 GPUs each; gangs a and b (4 × 4 GPUs, rack)
+// each need a whole rack; c (3 × 8 GPUs, rack) needs three nodes of one rack, which no rack has, though each of
+// its pods fits a node alone; d (2 × 8 GPUs) and e (3 × 2 GPUs) compete for the third rack. Every gang ends
+// all bound or all pending, every rack gang within one rack, c pending; at least three gangs run; each
+// PodGroup carries PodGroupInitiallyScheduled (True for those running, False/Unschedulable for the others);
+// and kube-scheduler v1.37.2's own Filter plugins accept every binding.
+func TestLiveGangs(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c := harness.StartWith(t, harness.Options{FeatureGates: map[string]bool{"GenericWorkload": true, "TopologyAwareWorkloadScheduling": true}})
+	o := newOracle(t)
+	for r := 0; r < 3; r++ {
+		if _, err := c.CreateNodes(ctx, fmt.Sprintf("rack%d", r), 2, harness.NodeSpec{CPU: "16", Memory: "64Gi",
+			Labels: map[string]string{gangRack: fmt.Sprintf("r%d", r)}, Resources: v1.ResourceList{gangGPU: resource.MustParse("8")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const ns = "gangs"
+	if err := c.CreateNamespace(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	type gang struct {
+		name    string
+		workers int
+		gpus    int64
+		rack    bool
+	}
+	gangs := []gang{{"a", 4, 4, true}, {"b", 4, 4, true}, {"c", 3, 8, true}, {"d", 2, 8, false}, {"e", 3, 2, false}}
+	var pods []*v1.Pod
+	for _, g := range gangs {
+		if _, err := c.Client.SchedulingV1beta1().PodGroups(ns).Create(ctx, gangGroup(ns, g.name, int32(g.workers), g.rack), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < g.workers; i++ {
+			pods = append(pods, gangPod(ns, g.name, i, g.gpus, weaveName))
+		}
+	}
+	startWeave(t, c, liveWeaveConfig("gangs"), nil)
+	if err := createPaced(ctx, c, pods, 0); err != nil {
+		t.Fatal(err)
+	}
+	conds := map[string]*metav1.Condition{}
+	waitFor(t, "every PodGroup's PodGroupInitiallyScheduled condition", 90*time.Second, func() bool {
+		for _, g := range gangs {
+			pg, err := c.Client.SchedulingV1beta1().PodGroups(ns).Get(ctx, g.name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			conds[g.name] = apimeta.FindStatusCondition(pg.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled)
+			if conds[g.name] == nil {
+				return false
+			}
+		}
+		return true
+	})
+	time.Sleep(2 * time.Second) // bindings under way land; the retries of the pending gangs decide nothing new
+	v := judgeLive(t, ctx, o, c, "weave-scheduler", weaveName, ns)
+	if n := v.count(differential.WrongBinding, differential.CheckRejected); n > 0 {
+		t.Errorf("%d bindings the Filter plugins or weave's check reject", n)
+	}
+	nodes, err := c.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rackOf := map[string]string{}
+	for _, n := range nodes.Items {
+		rackOf[n.Name] = n.Labels[gangRack]
+	}
+	running := 0
+	for _, g := range gangs {
+		bound, racks := 0, map[string]bool{}
+		for i := 0; i < g.workers; i++ {
+			if n := v.bound[fmt.Sprintf("%s/%s-%d", ns, g.name, i)]; n != "" {
+				bound++
+				racks[rackOf[n]] = true
+			}
+		}
+		cond := conds[g.name]
+		t.Logf("gang %s: %d of %d bound in racks %v; %s=%s %s: %s", g.name, bound, g.workers, racks,
+			cond.Type, cond.Status, cond.Reason, cond.Message)
+		switch {
+		case bound != 0 && bound != g.workers:
+			t.Errorf("gang %s: %d of %d pods bound (partial gang)", g.name, bound, g.workers)
+		case g.rack && len(racks) > 1:
+			t.Errorf("gang %s spans racks %v", g.name, racks)
+		case bound == g.workers && cond.Status != metav1.ConditionTrue:
+			t.Errorf("gang %s running with condition %s", g.name, cond.Status)
+		case bound == 0 && (cond.Status != metav1.ConditionFalse || cond.Reason != schedulingv1beta1.PodGroupReasonUnschedulable):
+			t.Errorf("gang %s pending with condition %s %s", g.name, cond.Status, cond.Reason)
+		}
+		if bound == g.workers {
+			running++
+		}
+		if g.name == "c" && bound > 0 {
+			t.Errorf("gang c (3 nodes of one rack, racks of 2) bound")
+		}
+	}
+	if running < 3 {
+		t.Errorf("%d gangs running, want at least 3 (a, b and d or e fit together)", running)
+	}
+}
