@@ -605,3 +605,86 @@ func BenchmarkScaleWorkloads(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBurstQuality: BenchmarkPlacementQuality's workload arriving as a
+// burst while the loop runs, as weave-bench's experiment 3 creates it live:
+// the 300 pods come one every burstEvery (WEAVE_BURST_EVERY, default 2ms,
+// 500 pods/s) and the loop takes batches (up to 100) as WaitBatch gives
+// them, with the burst linger at its default and off. Reported: the pods
+// placed, the runs with every pod placed among those whose demand fits,
+// and the mean batch size, over WEAVE_QUALITY_SEEDS seeds (default 5).
+func BenchmarkBurstQuality(b *testing.B) {
+	seedCount := int64(5)
+	if n, err := strconv.ParseInt(os.Getenv("WEAVE_QUALITY_SEEDS"), 10, 64); err == nil && n > 0 {
+		seedCount = n
+	}
+	every := 2 * time.Millisecond
+	if d, err := time.ParseDuration(os.Getenv("WEAVE_BURST_EVERY")); err == nil && d > 0 {
+		every = d
+	}
+	for _, v := range []struct {
+		name   string
+		linger time.Duration
+	}{{"linger=default", 0}, {"linger=off", -1}} {
+		b.Run(v.name, func(b *testing.B) {
+			ctx := context.Background()
+			var placed, all, batches, fullPackable, packable int
+			for i := 0; i < b.N; i++ {
+				for seed := int64(1); seed <= seedCount; seed++ {
+					s, err := scheduler.New(scheduler.Config{BatchSize: 100, BurstLinger: v.linger, Timeout: 2 * time.Second})
+					if err != nil {
+						b.Fatal(err)
+					}
+					c := New(s)
+					node := scheduler.Node{CPU: 16000, Memory: 32000, Storage: 100000, Pods: 110}
+					if err := c.AddNodes(ctx, "n", 20, 2, node); err != nil {
+						b.Fatal(err)
+					}
+					pods := Heterogeneous(seed, 30, 10, 1000, 2000)
+					if demandOverCapacity(pods, node, 20) == "" {
+						packable++
+					}
+					fed := make(chan error, 1)
+					go func() { // the burst: UpsertPod is safe for concurrent use; Submit's maps are not
+						t := time.NewTicker(every)
+						defer t.Stop()
+						for _, p := range pods {
+							<-t.C
+							if err := s.UpsertPod(ctx, p); err != nil {
+								fed <- err
+								return
+							}
+						}
+						fed <- nil
+					}()
+					decided := 0
+					for decided < len(pods) {
+						bs, us, err := s.ScheduleBatch(ctx)
+						if err != nil {
+							b.Fatal(err)
+						}
+						batches++
+						decided += len(bs) + len(us)
+						for _, u := range us { // unschedulable pods leave the queue, as in PlacementQuality
+							s.DeletePod(ctx, u.Pod)
+						}
+					}
+					if err := <-fed; err != nil {
+						b.Fatal(err)
+					}
+					n := c.Placed()
+					b.Logf("seed %d: %d of 300 placed", seed, n)
+					placed += n
+					all += len(pods)
+					if n == len(pods) {
+						fullPackable++ // a full placement proves the demand fits
+					}
+					s.Close()
+				}
+			}
+			b.ReportMetric(float64(placed)/float64(all), "placed-frac")
+			b.ReportMetric(float64(fullPackable)/float64(max(packable, 1)), "runs-all-placed-packable")
+			b.ReportMetric(float64(all)/float64(batches), "pods/batch")
+		})
+	}
+}
