@@ -227,6 +227,9 @@ func checkCommand(t *testing.T, c doccheck.Command) {
 				t.Errorf("%s: %s has no flag -%s", c.Where(), c.Program, f)
 			}
 		}
+		if c.Program == "e2e/cmd/weave-bench" {
+			checkBenchCommand(t, c)
+		}
 	case c.Args[0] == "cd":
 		if len(c.Args) != 2 || !isDir(c.Dir) {
 			t.Errorf("%s: %q: no such directory", c.Where(), strings.Join(c.Args, " "))
@@ -234,6 +237,38 @@ func checkCommand(t *testing.T, c doccheck.Command) {
 	case c.Args[0] == "go" && len(c.Args) > 1 && (c.Args[1] == "test" || c.Args[1] == "build" || c.Args[1] == "vet"):
 		checkGoTest(t, c)
 	}
+}
+
+// benchExperiment finds an experiment's name in weave-bench's list
+// (e2e/internal/bench/bench.go, a module of its own that this one does not
+// import).
+var benchExperiment = regexp.MustCompile(`\{Name: "([a-z]+)"`)
+
+// checkBenchCommand checks that a weave-bench command names an experiment
+// that exists (or all, quick): a renamed experiment fails here.
+func checkBenchCommand(t *testing.T, c doccheck.Command) {
+	t.Helper()
+	src, err := os.ReadFile("e2e/internal/bench/bench.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{"all": true, "quick": true}
+	for _, m := range benchExperiment.FindAllStringSubmatch(string(src), -1) {
+		known[m[1]] = true
+	}
+	if len(known) < 5 {
+		t.Fatalf("found only %d weave-bench experiments in e2e/internal/bench/bench.go", len(known)-2)
+	}
+	for _, a := range c.Args[1:] {
+		if strings.HasPrefix(a, "-") {
+			break // flags follow the command
+		}
+		if !known[a] {
+			t.Errorf("%s: weave-bench has no command %q", c.Where(), a)
+		}
+		return
+	}
+	t.Errorf("%s: a weave-bench command without a command name", c.Where())
 }
 
 // checkGoTest checks "go test" (and "go build", "go vet"): its flags are
