@@ -33,7 +33,7 @@ func TestTinyRunIsWellFormed(t *testing.T) {
 		{"batches", []string{"scheduler", "batch", "index", "t_s", "size", "placed", "fetch_ms", "ground_ms", "solve_ms", "extract_ms", "verify_ms", "decide_ms", "total_ms", "variables", "constraints"}, 2, 0},
 		{"latency_percentiles", []string{"scheduler", "metric", "n", "p5_ms", "p25_ms", "p50_ms", "p75_ms", "p95_ms", "p99_ms"}, 2 + 2*9, 2 + 2*9},
 		{"model_size", []string{"scheduler", "batch", "index", "pods_placed_before", "size", "variables", "constraints"}, 2, 0},
-		{"quality", []string{"seed", "scheduler", "pods", "placed", "fraction", "cpu_demand_m", "mem_demand_mib", "cpu_capacity_m", "mem_capacity_mib"}, 2, 2},
+		{"quality", []string{"seed", "scheduler", "pods", "placed", "fraction", "cpu_demand_m", "mem_demand_mib", "cpu_capacity_m", "mem_capacity_mib", "created_per_s", "weave_batches", "weave_mean_batch"}, 2, 2},
 		{"preemption", []string{"scheduler", "t_s", "group", "priority", "running"}, 6, 0},
 		{"scale", []string{"workload", "nodes", "scheduler", "pods", "bound", "pods_per_s", "p5_ms", "p25_ms", "p50_ms", "p75_ms", "p95_ms", "p99_ms", "weave_batches", "weave_decide_p50_ms", "weave_decide_max_ms", "weave_variables_p50", "error"}, 12, 12},
 		{"ablation", []string{"batch", "pods_placed_before", "batch_size", "variant", "status", "placed", "objective", "variables", "constraints", "fetch_ms", "ground_ms", "solve_ms", "extract_ms", "total_ms", "error"}, 8, 8},

@@ -38,6 +38,7 @@ func runQuality(ctx context.Context, r *Runner) error {
 		return err
 	}
 	var rows [][]string
+	var rates, weaveBatches []float64 // pods created per second (every run), weave-scheduler's mean batch size
 	frac := map[string][]float64{}
 	full := map[string]int{}
 	worst := map[string]float64{kubeName: 1, weaveName: 1}
@@ -80,11 +81,25 @@ func runQuality(ctx context.Context, r *Runner) error {
 				sch.stop()
 				return err
 			}
-			_, err = createPods(ctx, c, pods, 16)
+			var before promText
+			if sch.weave != nil {
+				before = sch.weave.scrape()
+			}
+			var sent map[string]time.Time
+			sent, err = createPods(ctx, c, pods, 16)
 			var n int
 			if err == nil {
 				n, err = waitSettled(ctx, w, len(pods), quiet, timeout, nil)
 			}
+			// The rate at which the pods were created, and weave-scheduler's batches: whether a burst was
+			// seen as one (Config.BurstLinger starts above 200 pods/s) and how large its batches were.
+			rate := creationRate(sent)
+			var batches batchStats
+			if sch.weave != nil {
+				batches = batchDelta(before, sch.weave.scrape())
+				weaveBatches = append(weaveBatches, batches.meanSize())
+			}
+			rates = append(rates, rate)
 			w.Stop()
 			sch.stop()
 			if err != nil {
@@ -98,7 +113,8 @@ func runQuality(ctx context.Context, r *Runner) error {
 				full[name]++
 			}
 			rows = append(rows, []string{itoa(seed), name, itoa(len(pods)), itoa(n), fmt.Sprintf("%.4f", f),
-				fmt.Sprint(cpu), fmt.Sprint(mem), fmt.Sprint(int64(nodes) * nodeCPU), fmt.Sprint(int64(nodes) * nodeMem)})
+				fmt.Sprint(cpu), fmt.Sprint(mem), fmt.Sprint(int64(nodes) * nodeCPU), fmt.Sprint(int64(nodes) * nodeMem),
+				fmt.Sprintf("%.0f", rate), itoa(batches.n), fmt.Sprintf("%.1f", batches.meanSize())})
 			if err := deletePods(ctx, c, ns); err != nil {
 				return err
 			}
@@ -128,7 +144,7 @@ func runQuality(ctx context.Context, r *Runner) error {
 			100*float64(cpu)/float64(int64(nodes)*nodeCPU), 100*float64(mem)/float64(int64(nodes)*nodeMem))
 	}
 	bar.done()
-	if err := r.writeCSV(s, "quality", []string{"seed", "scheduler", "pods", "placed", "fraction", "cpu_demand_m", "mem_demand_mib", "cpu_capacity_m", "mem_capacity_mib"}, rows); err != nil {
+	if err := r.writeCSV(s, "quality", []string{"seed", "scheduler", "pods", "placed", "fraction", "cpu_demand_m", "mem_demand_mib", "cpu_capacity_m", "mem_capacity_mib", "created_per_s", "weave_batches", "weave_mean_batch"}, rows); err != nil {
 		return err
 	}
 	var trows [][]string
@@ -141,7 +157,9 @@ func runQuality(ctx context.Context, r *Runner) error {
 			full[weaveName], seeds, 100*worst[weaveName], full[kubeName], seeds, 100*worst[kubeName]),
 		fmt.Sprintf("Runs known to have a packing (one of the schedulers placed everything): %d; weave-scheduler placed everything in %d of them (target: all).", packable, weaveOnPackable),
 		fmt.Sprintf("Runs whose total CPU and memory demand fit the cluster's capacity (a necessary condition for a packing, not a sufficient one): %d; all pods placed in %d of them by weave-scheduler, %d by kube-scheduler. In the other %d runs no scheduler can place everything.",
-			underCap, weaveUnderCap, kubeUnderCap, seeds-underCap))
+			underCap, weaveUnderCap, kubeUnderCap, seeds-underCap),
+		fmt.Sprintf("Pods created at a median %.0f per second (16 Creates in flight); weave-scheduler's batches held %.1f pods at the median of the runs' means.",
+			median(rates), median(weaveBatches)))
 	var ss []series
 	for _, name := range []string{weaveName, kubeName} {
 		var xs []float64
@@ -154,4 +172,21 @@ func runQuality(ctx context.Context, r *Runner) error {
 		p.Y.Max = 1.01
 		p.Legend.Top = false
 	})
+}
+
+// creationRate is how many pods per second were created, from the first Create sent to the last.
+func creationRate(sent map[string]time.Time) float64 {
+	var first, last time.Time
+	for _, t := range sent {
+		if first.IsZero() || t.Before(first) {
+			first = t
+		}
+		if t.After(last) {
+			last = t
+		}
+	}
+	if d := last.Sub(first).Seconds(); d > 0 {
+		return float64(len(sent)-1) / d
+	}
+	return 0
 }
