@@ -16,11 +16,12 @@ func TestArrivalsTellABurstFromATrickle(t *testing.T) {
 	}{
 		{"burst", time.Millisecond, 10, 0, true},
 		{"burst just seen", 2 * time.Millisecond, 4, time.Millisecond, true},
-		{"burst over", time.Millisecond, 10, 6 * time.Millisecond, false},
+		{"burst over", time.Millisecond, 10, burstIdle + time.Millisecond, false},
 		{"too few arrivals", time.Millisecond, burstSpan - 1, 0, false},
 		{"100 pods/s", 10 * time.Millisecond, 20, 0, false},
 		{"10 pods/s", 100 * time.Millisecond, 20, 0, false},
-		{"just under 200 pods/s", 5 * time.Millisecond, 20, 0, false},
+		{"just under 125 pods/s", 8 * time.Millisecond, 20, 0, false},
+		{"170 pods/s", 6 * time.Millisecond, 20, 0, true},
 	} {
 		var a arrivals
 		at := t0

@@ -145,7 +145,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.StringVar(&c.SchedulerName, "scheduler-name", cfg.SchedulerName, "schedule pods whose spec.schedulerName is this")
 	fs.IntVar(&c.BatchSize, "batch-size", cfg.BatchSize, "most pods per batch")
 	fs.DurationVar(&c.BatchWait, "batch-wait", cfg.BatchWait, "wait up to this long for more pods before solving a batch smaller than --batch-size (0: no wait, the batch is what is pending)")
-	fs.DurationVar(&c.BurstLinger, "burst-linger", cfg.BurstLinger, "while pods arrive in a burst (over 200/s), wait up to this long for the rest of it before solving (0: 200ms; negative: off)")
+	fs.DurationVar(&c.BurstLinger, "burst-linger", cfg.BurstLinger, "while pods arrive in a burst (over 125/s), wait up to this long for the rest of it before solving (0: 200ms; negative: off)")
 	fs.DurationVar(&c.SolverTimeout, "solver-timeout", cfg.SolverTimeout, "time limit of each solve")
 	fs.DurationVar(&c.SolverImprovementTimeout, "solver-improvement-timeout", cfg.SolverImprovementTimeout, "end a solve once the placement has not improved for this long (0: 5ms; negative: run to --solver-timeout)")
 	fs.DurationVar(&c.SolverUnplacedImprovementTimeout, "solver-unplaced-improvement-timeout", cfg.SolverUnplacedImprovementTimeout, "the same while the placement leaves a pod without a node that the solver has not ruled out (0: 100ms; negative: off)")
