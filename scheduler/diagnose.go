@@ -179,15 +179,7 @@ func (s *State) Diagnose(p *Pod) *Diagnosis {
 	d := &Diagnosis{Pod: p.Name, Nodes: len(s.Nodes), Reasons: map[string][]string{}}
 	q := *p
 	q.NodeName = ""
-	saved, had := s.Pods[q.Name]
-	s.Pods[q.Name] = &q
-	defer func() {
-		if had {
-			s.Pods[q.Name] = saved
-		} else {
-			delete(s.Pods, q.Name)
-		}
-	}()
+	defer s.holding(&q)()
 	named, conflict := nodeNamePreFilter(&q)
 	if conflict {
 		d.PreFilter = reasonNodeAffinityConflict

@@ -689,15 +689,7 @@ func (s *State) FeasibleNodes(p *Pod) []string {
 // as it was.
 func (s *State) FitsSomewhere(p *Pod) bool {
 	q := *p
-	saved, had := s.Pods[q.Name]
-	s.Pods[q.Name] = &q
-	defer func() {
-		if had {
-			s.Pods[q.Name] = saved
-		} else {
-			delete(s.Pods, q.Name)
-		}
-	}()
+	defer s.holding(&q)()
 	used := s.usage(func(o *Pod) bool { return o.Name == q.Name })
 	for name, n := range s.Nodes {
 		if !used[name].holds(n, &q) {
@@ -804,4 +796,18 @@ func (s *State) roomOn(p *Pod, node string) bool {
 		}
 	}
 	return u.holds(n, p)
+}
+
+// holding puts p in s in place of the pod of its name, for a check that
+// reads p as one of s's pods, and returns what puts s back as it was.
+func (s *State) holding(p *Pod) (restore func()) {
+	saved, had := s.Pods[p.Name]
+	s.Pods[p.Name] = p
+	return func() {
+		if had {
+			s.Pods[p.Name] = saved
+		} else {
+			delete(s.Pods, p.Name)
+		}
+	}
 }
