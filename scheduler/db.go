@@ -568,6 +568,29 @@ func setPodPhase(name, phase string) stmt {
 	return stmt{"update pod set phase = $1 where name = $2", []any{phase, name}}
 }
 
+// usageRefresh recomputes node_usage's rows of the named nodes ("" and
+// repeats skipped) from the pod table. Every write of a pod's node, phase
+// or requests is followed by it, in the same transaction, for the node the
+// pod was on and the node it is on: the table then always equals the sums
+// over the bound pods that node_free once computed at each batch
+// (TestNodeUsageFollowsThePods).
+func usageRefresh(nodes ...string) []stmt {
+	var st []stmt
+	seen := map[string]bool{}
+	for _, n := range nodes {
+		if n == "" || seen[n] {
+			continue
+		}
+		seen[n] = true
+		st = append(st,
+			stmt{"delete from node_usage where node_name = $1", []any{n}},
+			stmt{"insert into node_usage select p.node_name, sum(p.cpu_request), sum(p.memory_request), " +
+				"sum(p.storage_request), count(*), sum(p.cpu_limit), sum(p.memory_limit) from pod p " +
+				"where p.node_name = $1 and (p.phase = 'Pending' or p.phase = 'Running') group by p.node_name", []any{n}})
+	}
+	return st
+}
+
 // setPodNode binds a pod to a node ("" unbinds it).
 func setPodNode(name, node string) stmt {
 	return stmt{"update pod set node_name = $1 where name = $2", []any{nullStr(node), name}}

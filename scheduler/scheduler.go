@@ -367,7 +367,13 @@ func (s *Scheduler) UpsertPod(ctx context.Context, p Pod) error {
 	p = normalizePod(p)
 	was := s.state.Pods[p.Name]
 	matches, commit := s.matches.upsert(s.state, &p)
-	if err := s.exec(ctx, append(writePod(&p), matches...)); err != nil {
+	st := append(writePod(&p), matches...)
+	if was != nil {
+		st = append(st, usageRefresh(was.NodeName, p.NodeName)...)
+	} else {
+		st = append(st, usageRefresh(p.NodeName)...)
+	}
+	if err := s.exec(ctx, st); err != nil {
 		return err
 	}
 	commit()
@@ -394,7 +400,11 @@ func (s *Scheduler) DeletePod(ctx context.Context, name string) error {
 
 func (s *Scheduler) deletePodLocked(ctx context.Context, name string) error {
 	matches, commit := s.matches.delete(name)
-	if err := s.exec(ctx, append(deletePod(name), matches...)); err != nil {
+	st := append(deletePod(name), matches...)
+	if p := s.state.Pods[name]; p != nil {
+		st = append(st, usageRefresh(p.NodeName)...)
+	}
+	if err := s.exec(ctx, st); err != nil {
 		return err
 	}
 	commit()
@@ -410,7 +420,7 @@ func (s *Scheduler) SetPhase(ctx context.Context, name, phase string) error {
 	if p == nil {
 		return fmt.Errorf("scheduler: no pod %s", name)
 	}
-	if err := s.exec(ctx, []stmt{setPodPhase(name, phase)}); err != nil {
+	if err := s.exec(ctx, append([]stmt{setPodPhase(name, phase)}, usageRefresh(p.NodeName)...)); err != nil {
 		return err
 	}
 	p.Phase = phase
@@ -622,14 +632,18 @@ func (s *Scheduler) placeSplit(ctx context.Context, q []*Pod, limit time.Duratio
 func (s *Scheduler) assuming(ctx context.Context, pods []*Pod, placed map[string]string, solve func() (map[string]string, error)) (map[string]string, error) {
 	saved := map[string]string{}
 	var st, undo []stmt
+	var touched []string
 	for _, p := range pods {
 		if n := placed[p.Name]; n != "" {
 			saved[p.Name] = s.state.Pods[p.Name].NodeName
 			s.state.Pods[p.Name].NodeName = n
 			st = append(st, setPodNode(p.Name, n))
 			undo = append(undo, setPodNode(p.Name, ""))
+			touched = append(touched, n)
 		}
 	}
+	st = append(st, usageRefresh(touched...)...)
+	undo = append(undo, usageRefresh(touched...)...)
 	out, err := func() (map[string]string, error) {
 		if err := s.exec(ctx, st); err != nil {
 			return nil, err
@@ -986,6 +1000,7 @@ func (s *Scheduler) apply(ctx context.Context, pods []*Pod, placed map[string]st
 	var bs []Binding
 	var us []Unschedulable
 	var st []stmt
+	var touched []string
 	for _, p := range pods {
 		n := placed[p.Name]
 		if n == "" {
@@ -998,8 +1013,9 @@ func (s *Scheduler) apply(ctx context.Context, pods []*Pod, placed map[string]st
 		}
 		bs = append(bs, Binding{Pod: p.Name, Node: n})
 		st = append(st, setPodNode(p.Name, n))
+		touched = append(touched, s.state.Pods[p.Name].NodeName, n)
 	}
-	if err := s.exec(ctx, st); err != nil {
+	if err := s.exec(ctx, append(st, usageRefresh(touched...)...)); err != nil {
 		return nil, nil, err
 	}
 	for _, b := range bs {

@@ -137,9 +137,19 @@ func runAblation(ctx context.Context, r *Runner) error {
 				return err
 			}
 			db.SetMaxOpenConns(1)
-			if _, err := db.ExecContext(ctx, "update pod set node_name = null where name in (select pod_name from pending_pod)"); err != nil {
-				db.Close()
-				return fmt.Errorf("undo the batch: %w", err)
+			// Unbind the batch, and recompute the per-node sums the
+			// scheduler keeps of its bound pods (node_usage) as it does.
+			for _, q := range []string{
+				"update pod set node_name = null where name in (select pod_name from pending_pod)",
+				"delete from node_usage",
+				"insert into node_usage select p.node_name, sum(p.cpu_request), sum(p.memory_request), sum(p.storage_request), " +
+					"count(*), sum(p.cpu_limit), sum(p.memory_limit) from pod p " +
+					"where p.node_name is not null and (p.phase = 'Pending' or p.phase = 'Running') group by p.node_name",
+			} {
+				if _, err := db.ExecContext(ctx, q); err != nil {
+					db.Close()
+					return fmt.Errorf("undo the batch: %w", err)
+				}
 			}
 			for _, v := range ablationVariants {
 				row := []string{itoa(i), itoa(placedBefore), itoa(len(bs) + len(us)), v.name}
