@@ -568,11 +568,12 @@ func setPodPhase(name, phase string) stmt {
 	return stmt{"update pod set phase = $1 where name = $2", []any{phase, name}}
 }
 
-// usageRefresh recomputes node_usage's rows of the named nodes ("" and
-// repeats skipped) from the pod table. Every write of a pod's node, phase
-// or requests is followed by it, in the same transaction, for the node the
-// pod was on and the node it is on: the table then always equals the sums
-// over the bound pods that node_free once computed at each batch
+// usageRefresh recomputes the rows of node_usage and node_resource_usage
+// of the named nodes ("" and repeats skipped) from the pod tables. Every
+// write of a pod's node, phase or requests is followed by it, in the same
+// transaction, for the node the pod was on and the node it is on: the
+// tables then always equal the sums over the bound pods that node_free and
+// node_resource_free once computed at each batch
 // (TestNodeUsageFollowsThePods).
 func usageRefresh(nodes ...string) []stmt {
 	var st []stmt
@@ -586,7 +587,11 @@ func usageRefresh(nodes ...string) []stmt {
 			stmt{"delete from node_usage where node_name = $1", []any{n}},
 			stmt{"insert into node_usage select p.node_name, sum(p.cpu_request), sum(p.memory_request), " +
 				"sum(p.storage_request), count(*), sum(p.cpu_limit), sum(p.memory_limit) from pod p " +
-				"where p.node_name = $1 and (p.phase = 'Pending' or p.phase = 'Running') group by p.node_name", []any{n}})
+				"where p.node_name = $1 and (p.phase = 'Pending' or p.phase = 'Running') group by p.node_name", []any{n}},
+			stmt{"delete from node_resource_usage where node_name = $1", []any{n}},
+			stmt{"insert into node_resource_usage select p.node_name, r.resource, sum(r.request) " +
+				"from pod p join pod_resource r on r.pod_name = p.name " +
+				"where p.node_name = $1 and (p.phase = 'Pending' or p.phase = 'Running') group by p.node_name, r.resource", []any{n}})
 	}
 	return st
 }

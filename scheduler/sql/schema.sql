@@ -341,6 +341,15 @@ create table node_usage (
   memory_limit integer not null
 );
 
+-- node_usage's scalar resources (extended resources, hugepages): per node
+-- and resource, what its bound pods request; kept by usageRefresh too.
+create table node_resource_usage (
+  node_name varchar(253) not null,
+  resource varchar(253) not null,
+  request integer not null,
+  primary key (node_name, resource)
+);
+
 -- The bound pods the model decides again (a preemption model's candidate
 -- victims), per node: node_usage counts them, node_free gives them back.
 create view batch_bound_usage as
@@ -350,6 +359,13 @@ select p.node_name, sum(p.cpu_request) as cpu_request, sum(p.memory_request) as 
 from batch_pod b join pod p on p.name = b.pod_name
 where p.node_name is not null and (p.phase = 'Pending' or p.phase = 'Running')
 group by p.node_name;
+
+-- Their scalar resources, per node and resource.
+create view batch_bound_resource as
+select p.node_name, r.resource, sum(r.request) as request
+from batch_pod b join pod p on p.name = b.pod_name join pod_resource r on r.pod_name = p.name
+where p.node_name is not null and (p.phase = 'Pending' or p.phase = 'Running')
+group by p.node_name, r.resource;
 
 -- What is left of each node after the bound pods (bound_pod's, from
 -- node_usage): per-node rows, computed by the database, are all the
@@ -383,16 +399,16 @@ from pod_resource r join batch_pod on batch_pod.pod_name = r.pod_name;
 -- The resources come first, by a left join that SQLite may not reorder:
 -- as an inner join it read the sampled nodes first and ran the batch's
 -- distinct resources again for each (35 ms a read at 500 nodes, 4 ms
--- this way); the grouped derived table computes the room once per row.
+-- this way). The bound pods' requests come from node_resource_usage.
 create view node_resource_free as
 select u.node_name, u.resource, case when u.free > 0 then u.free else 0 end as free
-from (select n.name as node_name, br.resource, coalesce(a.allocatable, 0) - coalesce(sum(r.request), 0) as free
+from (select n.name as node_name, br.resource,
+        coalesce(a.allocatable, 0) - coalesce(ru.request, 0) + coalesce(bb.request, 0) as free
       from (select distinct resource from batch_pod_resource) br
       left join node n on n.name in (select sn.node_name from sampled_node sn)
       left join node_resource a on a.node_name = n.name and a.resource = br.resource
-      left join bound_pod b on b.node_name = n.name
-      left join pod_resource r on r.pod_name = b.name and r.resource = br.resource
-      group by n.name, br.resource, a.allocatable) u
+      left join node_resource_usage ru on ru.node_name = n.name and ru.resource = br.resource
+      left join batch_bound_resource bb on bb.node_name = n.name and bb.resource = br.resource) u
 where u.node_name is not null;
 
 -- The required node-affinity terms of the pods a model decides (their

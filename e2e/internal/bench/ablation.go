@@ -138,13 +138,18 @@ func runAblation(ctx context.Context, r *Runner) error {
 			}
 			db.SetMaxOpenConns(1)
 			// Unbind the batch, and recompute the per-node sums the
-			// scheduler keeps of its bound pods (node_usage) as it does.
+			// scheduler keeps of its bound pods (node_usage, node_resource_usage)
+			// as it does.
 			for _, q := range []string{
 				"update pod set node_name = null where name in (select pod_name from pending_pod)",
 				"delete from node_usage",
 				"insert into node_usage select p.node_name, sum(p.cpu_request), sum(p.memory_request), sum(p.storage_request), " +
 					"count(*), sum(p.cpu_limit), sum(p.memory_limit) from pod p " +
 					"where p.node_name is not null and (p.phase = 'Pending' or p.phase = 'Running') group by p.node_name",
+				"delete from node_resource_usage",
+				"insert into node_resource_usage select p.node_name, r.resource, sum(r.request) from pod p " +
+					"join pod_resource r on r.pod_name = p.name " +
+					"where p.node_name is not null and (p.phase = 'Pending' or p.phase = 'Running') group by p.node_name, r.resource",
 			} {
 				if _, err := db.ExecContext(ctx, q); err != nil {
 					db.Close()
