@@ -773,17 +773,23 @@ select distinct g.topology_key as label_key from podgroup g
 where g.topology_key is not null
   and exists (select 1 from whole_domain_request);
 
--- (key, domain, resource): the room the bound pods leave in the domain,
--- and its allocatable.
-create view whole_domain_room as
-select l.label_key, l.label_value, a.resource, sum(a.allocatable) as allocatable,
-       sum(coalesce(f.free, 0)) as free
-from node_label l
-join node_resource a on a.node_name = l.node_name
-left join node_resource_free f on f.node_name = a.node_name and f.resource = a.resource
+-- (key, domain, resource): the domain's allocatable, and what the bound
+-- pods on its nodes request (integer sums of integer columns: PostgreSQL
+-- sums bigints to numeric, whose division is not SQLite's).
+create view whole_domain_allocatable as
+select l.label_key, l.label_value, a.resource, sum(a.allocatable) as allocatable
+from node_label l join node_resource a on a.node_name = l.node_name
 where l.label_key in (select k.label_key from whole_domain_key k)
   and a.resource in (select q.resource from whole_domain_request q)
 group by l.label_key, l.label_value, a.resource;
+
+create view whole_domain_used as
+select l.label_key, l.label_value, r.resource, sum(r.request) as used
+from node_label l join bound_pod b on b.node_name = l.node_name
+join pod_resource r on r.pod_name = b.name
+where l.label_key in (select k.label_key from whole_domain_key k)
+  and r.resource in (select q.resource from whole_domain_request q)
+group by l.label_key, l.label_value, r.resource;
 
 create view whole_domain_largest as
 select a.resource, max(a.allocatable) as most
@@ -791,14 +797,16 @@ from node_resource a
 where a.resource in (select q.resource from whole_domain_request q) and a.allocatable > 0
 group by a.resource;
 
--- (node, resource): per domain of the node, the domain's room in percent
--- of the largest domain's allocatable, summed over the keys.
+-- (node, key, resource) for each domain of the node: the domain's room
+-- (at least 0) in percent of the largest domain's allocatable.
 create view whole_domain_share as
-select l.node_name, d.resource, sum(d.free * 100 / z.most) as share
-from whole_domain_room d
+select l.node_name, case when d.allocatable - coalesce(u.used, 0) > 0
+                         then d.allocatable - coalesce(u.used, 0) else 0 end * 100 / z.most as share
+from whole_domain_allocatable d
 join (select e.label_key, e.resource, max(e.allocatable) as most
-      from whole_domain_room e group by e.label_key, e.resource) z
+      from whole_domain_allocatable e group by e.label_key, e.resource) z
   on z.label_key = d.label_key and z.resource = d.resource
+left join whole_domain_used u
+  on u.label_key = d.label_key and u.label_value = d.label_value and u.resource = d.resource
 join node_label l on l.label_key = d.label_key and l.label_value = d.label_value
-where z.most > 0
-group by l.node_name, d.resource;
+where z.most > 0;
