@@ -308,7 +308,8 @@ func cpuTime() time.Duration {
 // the batches are kept (assumed bound), so the cluster fills up, and a
 // fresh one starts once the jobs (100% of its GPUs) run out.
 func BenchmarkBatchLatencyGang(b *testing.B) {
-	b.Run("nodes=500/b=100", func(b *testing.B) { gangLatency(b, 50, 10, 100) })
+	b.Run("nodes=500/b=100", func(b *testing.B) { gangLatency(b, 50, 10, 100, nil) })
+	b.Run("nodes=500/b=100/without-N5", func(b *testing.B) { gangLatency(b, 50, 10, 100, []string{"N5"}) })
 }
 
 // BenchmarkBatchLatencyGroups: BatchLatency's batch of 100 pods, all in
@@ -318,9 +319,11 @@ func BenchmarkBatchLatencyGang(b *testing.B) {
 // in 50 racks. As in BatchLatency the batches are assumed bound and the
 // cluster fills; it starts afresh before a batch would take it past 90% of
 // its GPUs. The budget: p50 under 50 ms, as an ordinary batch
-// (run it beside BatchLatency/nodes=500/b=100).
+// (run it beside BatchLatency/nodes=500/b=100). without-N5: the same
+// batches with N5 disabled, what anti-fragmentation costs.
 func BenchmarkBatchLatencyGroups(b *testing.B) {
-	b.Run("nodes=500/b=100", func(b *testing.B) { groupLatency(b, 50, 10, 100) })
+	b.Run("nodes=500/b=100", func(b *testing.B) { groupLatency(b, 50, 10, 100, nil) })
+	b.Run("nodes=500/b=100/without-N5", func(b *testing.B) { groupLatency(b, 50, 10, 100, []string{"N5"}) })
 }
 
 // groupBatch draws jobs of 2–16 workers (GangWorkload's rule) that add up
@@ -340,7 +343,7 @@ func groupBatch(rng *rand.Rand, size int, next *int) []GangJob {
 	return jobs
 }
 
-func groupLatency(b *testing.B, racks, perRack, bs int) {
+func groupLatency(b *testing.B, racks, perRack, bs int, disabled []string) {
 	ctx := context.Background()
 	var total, fetch, ground, solve, cpu []time.Duration
 	var vars []int
@@ -353,7 +356,7 @@ func groupLatency(b *testing.B, racks, perRack, bs int) {
 			s.Close()
 		}
 		var err error
-		s, err = scheduler.New(scheduler.Config{BatchSize: bs, BatchIdle: -1, Timeout: 2 * time.Second, DisabledPolicies: gangBenchDisabled()})
+		s, err = scheduler.New(scheduler.Config{BatchSize: bs, BatchIdle: -1, Timeout: 2 * time.Second, DisabledPolicies: append(gangBenchDisabled(), disabled...)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -435,7 +438,7 @@ func gangBenchDisabled() []string {
 	return nil
 }
 
-func gangLatency(b *testing.B, racks, perRack, bs int) {
+func gangLatency(b *testing.B, racks, perRack, bs int, disabled []string) {
 	ctx := context.Background()
 	var total, fetch, ground, solve, cpu []time.Duration
 	var vars []int
@@ -447,7 +450,7 @@ func gangLatency(b *testing.B, racks, perRack, bs int) {
 			s.Close()
 		}
 		var err error
-		s, err = scheduler.New(scheduler.Config{BatchSize: bs, BatchIdle: -1, Timeout: 2 * time.Second, DisabledPolicies: gangBenchDisabled()})
+		s, err = scheduler.New(scheduler.Config{BatchSize: bs, BatchIdle: -1, Timeout: 2 * time.Second, DisabledPolicies: append(gangBenchDisabled(), disabled...)})
 		if err != nil {
 			b.Fatal(err)
 		}
