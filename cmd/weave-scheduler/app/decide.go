@@ -50,8 +50,9 @@ type Decision struct {
 // Decide runs weave-scheduler's placement over a snapshot with the conversions, policies and checks of a live
 // replica (cfg as for one; the state is the in-memory default whatever cfg.StateDB says), batch after batch
 // until no pending pod is left to try: as in the live loop, a pod a batch leaves without a node is tried again
-// in the next batch if it fits some node alone, and is unschedulable otherwise (or once a batch binds nothing);
-// bindings are assumed, nothing is preempted. It talks to no API server. Differential tests judge its decisions against
+// in the next batch if it fits some node alone, and is unschedulable otherwise (or once a batch binds nothing),
+// and a PodGroup a batch leaves whole without a node is unschedulable as a group (podGroupOutcome); bindings are
+// assumed, nothing is preempted. It talks to no API server. Differential tests judge its decisions against
 // kube-scheduler's own Filter plugins.
 func Decide(ctx context.Context, cfg Config, snap Snapshot) (Decision, error) {
 	s, ctx, stop, err := snapshotServer(ctx, cfg, snap)
