@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 )
@@ -276,5 +277,37 @@ func TestGangMixedBatchOnASampledCluster(t *testing.T) {
 	}
 	if len(racks) != 1 {
 		t.Errorf("the gang spans racks %v", racks)
+	}
+}
+
+// TestRoomAfterIsRoomOfTheSum: gangHint's roomAfter (no copy of the use)
+// is room of the use with the pod added, on random nodes, uses and pods
+// (requests of 0, resources the node lacks, pods without any).
+func TestRoomAfterIsRoomOfTheSum(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	res := []string{gpu, "example.com/fpga", "hugepages-2Mi"}
+	for i := 0; i < 2000; i++ {
+		n := &Node{CPU: rng.Int63n(64000), Resources: map[string]int64{}}
+		u := nodeUse{cpu: rng.Int63n(64000), scalar: map[string]int64{}}
+		p := &Pod{CPU: rng.Int63n(4000)}
+		for _, r := range res {
+			if rng.Intn(2) == 0 {
+				n.Resources[r] = rng.Int63n(16)
+			}
+			if rng.Intn(2) == 0 {
+				u.scalar[r] = rng.Int63n(16)
+			}
+			if rng.Intn(3) == 0 {
+				if p.Resources == nil {
+					p.Resources = map[string]int64{}
+				}
+				p.Resources[r] = rng.Int63n(4)
+			}
+		}
+		sum := u
+		sum.add(p, 1)
+		if got, want := n.roomAfter(u, p), n.room(sum, p); got != want {
+			t.Fatalf("node %+v, use %+v, pod %+v: roomAfter %d, room of the sum %d", n, u, p, got, want)
+		}
 	}
 }

@@ -72,6 +72,7 @@ var Policies = []Policy{
 	{"n2_even_spread.sql", "N2", "new: even spreading, ceil(pods/domains)", true, both},
 	{"n3_topology_spread.sql", "N3", "PodTopologySpread (DoNotSchedule, maxSkew)", true, both},
 	{"n4_headroom.sql", "N4", "new: keep room for large pods (the most CPU and memory left on a node)", false, []ModelKind{Placement}},
+	{"n5_whole_domains.sql", "N5", "new: keep whole domains free for waiting PodGroups (anti-fragmentation)", false, []ModelKind{Placement}},
 	{"p01_place_pods.sql", "P1", "scheduling queue (unplaced pods get no node)", false, both},
 	{"p02_evictions.sql", "P2", "new: cross-node preemption (DefaultPreemption)", false, []ModelKind{Preemption}},
 	{"s01_spread_group.sql", "S1", "SelectorSpread", false, both},

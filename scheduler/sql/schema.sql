@@ -810,3 +810,54 @@ select t.pod_group, l.node_name, r.domain_id
 from gang_topology t
 join gang_domain_rank r on r.label_key = t.topology_key
 join node_label l on l.label_key = r.label_key and l.label_value = r.label_value;
+
+-- N5 (n5_whole_domains.sql): the scalar-resource requests of the batch's
+-- pods of PodGroups, the topology keys of the known PodGroups, and per
+-- domain of those keys and resource the room the bound pods leave.
+create view whole_domain_request as
+select r.pod_name, r.resource, r.request
+from batch_pod_resource r join pod p on p.name = r.pod_name
+where p.pod_group is not null;
+
+create view whole_domain_key as
+select distinct g.topology_key as label_key from podgroup g
+where g.topology_key is not null
+  and exists (select 1 from whole_domain_request);
+
+-- (key, domain, resource): the domain's allocatable, and what the bound
+-- pods on its nodes request (integer sums of integer columns: PostgreSQL
+-- sums bigints to numeric, whose division is not SQLite's).
+create view whole_domain_allocatable as
+select l.label_key, l.label_value, a.resource, sum(a.allocatable) as allocatable
+from node_label l join node_resource a on a.node_name = l.node_name
+where l.label_key in (select k.label_key from whole_domain_key k)
+  and a.resource in (select q.resource from whole_domain_request q)
+group by l.label_key, l.label_value, a.resource;
+
+create view whole_domain_used as
+select l.label_key, l.label_value, r.resource, sum(r.request) as used
+from node_label l join bound_pod b on b.node_name = l.node_name
+join pod_resource r on r.pod_name = b.name
+where l.label_key in (select k.label_key from whole_domain_key k)
+  and r.resource in (select q.resource from whole_domain_request q)
+group by l.label_key, l.label_value, r.resource;
+
+create view whole_domain_largest as
+select a.resource, max(a.allocatable) as most
+from node_resource a
+where a.resource in (select q.resource from whole_domain_request q) and a.allocatable > 0
+group by a.resource;
+
+-- (node, key, resource) for each domain of the node: the domain's room
+-- (at least 0) in percent of the largest domain's allocatable.
+create view whole_domain_share as
+select l.node_name, case when d.allocatable - coalesce(u.used, 0) > 0
+                         then d.allocatable - coalesce(u.used, 0) else 0 end * 100 / z.most as share
+from whole_domain_allocatable d
+join (select e.label_key, e.resource, max(e.allocatable) as most
+      from whole_domain_allocatable e group by e.label_key, e.resource) z
+  on z.label_key = d.label_key and z.resource = d.resource
+left join whole_domain_used u
+  on u.label_key = d.label_key and u.label_value = d.label_value and u.resource = d.resource
+join node_label l on l.label_key = d.label_key and l.label_value = d.label_value
+where z.most > 0;

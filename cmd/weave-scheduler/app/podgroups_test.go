@@ -302,3 +302,78 @@ func TestPodGroupRecheckKeepsGangsWhole(t *testing.T) {
 		t.Errorf("placements dropped for node_gone: %v, want 1", v)
 	}
 }
+
+// Decide reads a snapshot's PodGroups as the live replica does (TestPodGroupGangsAllOrNothingInOneRack and the
+// tests above): gang "train" (3 × 1 CPU, rack) is bound whole in one rack; gang "wide" (3 × 1.5 CPU, rack) fits
+// no rack, so all its pods are unschedulable with the group's message; a pod of a PodGroup that does not exist
+// and the pods of a group with fewer than minCount pods wait, each saying why; a group with resourceClaims is
+// refused naming the field; a pod whose priority is not its group's is refused naming spec.priority.
+func TestDecideReadsPodGroups(t *testing.T) {
+	claims := testPodGroup("claims", 1, "")
+	claims.Spec.ResourceClaims = []schedulingv1beta1.PodGroupResourceClaim{{Name: "gpus", ResourceClaimName: ptr.To("c")}}
+	prio := testPodGroup("prio", 1, "")
+	prio.Spec.Priority = ptr.To[int32](5)
+	snap := Snapshot{
+		Nodes: []*v1.Node{rackNode("r1-a", "2", "r1"), rackNode("r1-b", "2", "r1"), rackNode("r2-a", "2", "r2"), rackNode("r2-b", "2", "r2")},
+		PodGroups: []*schedulingv1beta1.PodGroup{testPodGroup("train", 3, rackKey), testPodGroup("wide", 3, rackKey),
+			testPodGroup("few", 4, ""), claims, prio},
+		Pods: []*v1.Pod{testPod("solo", "100m", 0, "")},
+	}
+	for _, g := range []struct {
+		name, group, cpu string
+		n                int
+	}{{"train", "train", "1", 3}, {"wide", "wide", "1500m", 3}, {"few", "few", "100m", 3}, {"orphan", "missing", "100m", 1},
+		{"claims", "claims", "100m", 1}, {"prio", "prio", "100m", 1}} {
+		for _, o := range groupPods(g.name, g.group, g.cpu, g.n) {
+			snap.Pods = append(snap.Pods, o.(*v1.Pod))
+		}
+	}
+	d, err := Decide(context.Background(), DefaultConfig(), snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	racks := map[string]bool{}
+	for i := 0; i < 3; i++ {
+		n := d.Bindings["w/train-"+string(rune('0'+i))]
+		if n == "" {
+			t.Fatalf("train-%d not bound: %+v", i, d)
+		}
+		racks[n[:2]] = true
+	}
+	if len(racks) != 1 {
+		t.Errorf("train spans racks %v, want one", racks)
+	}
+	if d.Bindings["w/solo"] == "" || len(d.Bindings) != 4 {
+		t.Errorf("bindings %v, want train's three pods and solo", d.Bindings)
+	}
+	for i := 0; i < 3; i++ {
+		name := "w/wide-" + string(rune('0'+i))
+		if msg := d.Unschedulable[name]; !strings.Contains(msg, "pod group w/wide") || !strings.Contains(msg, rackKey) {
+			t.Errorf("%s: unschedulable %q, want the group's message naming w/wide and %s", name, msg, rackKey)
+		}
+	}
+	if len(d.Unschedulable) != 3 {
+		t.Errorf("unschedulable %v, want wide's three pods", d.Unschedulable)
+	}
+	for i := 0; i < 3; i++ {
+		name := "w/few-" + string(rune('0'+i))
+		if msg := d.Waiting[name]; !strings.Contains(msg, "PodGroup w/few: 3 of its minCount 4 pods exist") {
+			t.Errorf("%s: waiting %q, want 3 of minCount 4", name, msg)
+		}
+	}
+	if msg := d.Waiting["w/orphan-0"]; !strings.Contains(msg, "PodGroup w/missing") || !strings.Contains(msg, "does not exist") {
+		t.Errorf("orphan-0: waiting %q, want PodGroup w/missing does not exist", msg)
+	}
+	if len(d.Waiting) != 4 {
+		t.Errorf("waiting %v, want few's three pods and orphan-0", d.Waiting)
+	}
+	if msg := d.Refused["w/claims-0"]; !strings.Contains(msg, "PodGroup w/claims spec.resourceClaims") {
+		t.Errorf("claims-0: refused %q, want PodGroup w/claims spec.resourceClaims", msg)
+	}
+	if msg := d.Refused["w/prio-0"]; !strings.Contains(msg, "spec.priority") {
+		t.Errorf("prio-0: refused %q, want spec.priority", msg)
+	}
+	if len(d.Refused) != 2 {
+		t.Errorf("refused %v, want claims-0 and prio-0", d.Refused)
+	}
+}

@@ -12,7 +12,7 @@ import (
 )
 
 // A pod using a field weave-scheduler does not support stays pending, named in its event and condition; a
-// gated pod is not tried; the others are placed as before.
+// gated pod is not tried, nor a pod of a PodGroup that does not exist; the others are placed as before.
 func TestDecideRefusesUnsupportedFieldsAndSkipsGatedPods(t *testing.T) {
 	claim := testPod("claim", "100m", 0, "")
 	claim.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpu", ResourceClaimName: ptr.To("gpu-claim")}}
@@ -37,11 +37,12 @@ func TestDecideRefusesUnsupportedFieldsAndSkipsGatedPods(t *testing.T) {
 	if _, ok := d.Unschedulable["w/huge"]; !ok || len(d.Unschedulable) != 1 {
 		t.Errorf("unschedulable %v, want only w/huge", d.Unschedulable)
 	}
-	if msg := d.Refused["w/claim"]; !strings.Contains(msg, "spec.resourceClaims") || len(d.Refused) != 2 {
-		t.Errorf("refused %v, want w/claim naming spec.resourceClaims and w/group", d.Refused)
+	if msg := d.Refused["w/claim"]; !strings.Contains(msg, "spec.resourceClaims") || len(d.Refused) != 1 {
+		t.Errorf("refused %v, want only w/claim, naming spec.resourceClaims", d.Refused)
 	}
-	if msg := d.Refused["w/group"]; !strings.Contains(msg, "spec.schedulingGroup") {
-		t.Errorf("refused %v, want w/group naming spec.schedulingGroup", d.Refused)
+	// A snapshot serves PodGroups: a pod of one that does not exist waits for it, as in a live replica.
+	if msg := d.Waiting["w/group"]; !strings.Contains(msg, "PodGroup w/training") || !strings.Contains(msg, "does not exist") || len(d.Waiting) != 1 {
+		t.Errorf("waiting %v, want w/group waiting for PodGroup w/training", d.Waiting)
 	}
 	if len(d.Gated) != 1 || d.Gated[0] != "w/gate" {
 		t.Errorf("gated %v, want [w/gate]", d.Gated)
