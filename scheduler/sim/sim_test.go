@@ -513,7 +513,21 @@ func TestModelSizeFollowsTheBatch(t *testing.T) {
 // measured pods, 100 per batch, on 500 nodes of 4 CPUs and 32 GiB in 3
 // zones. It reports the p50 and p95 of the measured batches and the
 // variables of the last (flat: the model follows the batch).
+// WEAVE_SCALE_NODES (a comma-separated list, e.g. 500,15000) runs each
+// workload on those cluster sizes instead, as sub-benchmarks nodes=N, with
+// the same pods: how the per-batch cost grows with the cluster.
 func BenchmarkScaleWorkloads(b *testing.B) {
+	sizes := []int{500}
+	if list := os.Getenv("WEAVE_SCALE_NODES"); list != "" {
+		sizes = nil
+		for _, f := range strings.Split(list, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n <= 0 {
+				b.Fatalf("WEAVE_SCALE_NODES: %q is not a node count", f)
+			}
+			sizes = append(sizes, n)
+		}
+	}
 	def := func(name string) scheduler.Pod { return scheduler.Pod{Name: name, CPU: 100, Memory: 500} }
 	plain := func(prefix string) func(int) scheduler.Pod {
 		return func(i int) scheduler.Pod { return def(fmt.Sprintf("%s-%d", prefix, i)) }
@@ -559,51 +573,61 @@ func BenchmarkScaleWorkloads(b *testing.B) {
 		{"SchedulingNodeAffinity", 500, 1000, nodeAff("init"), nodeAff("pod")},
 		{"TopologySpreading", 1000, 1000, plain("init"), spread},
 	} {
-		b.Run(w.name, func(b *testing.B) {
-			ctx := context.Background()
-			var ds []time.Duration
-			vars := 0
-			for it := 0; it < b.N; it++ {
-				b.StopTimer()
-				c := newCluster(b, 100, 2*time.Second, false)
-				if err := c.AddNodes(ctx, "n", 500, 3, scheduler.Node{CPU: 4000, Memory: 32768, Storage: 100000, Pods: 110}); err != nil {
-					b.Fatal(err)
-				}
-				run := func(n int, pod func(int) scheduler.Pod, timed bool) {
-					for i := 0; i < n; i += 100 {
-						for j := i; j < min(n, i+100); j++ {
-							if err := c.Submit(ctx, pod(j), 0); err != nil {
-								b.Fatal(err)
-							}
-						}
-						if timed {
-							b.StartTimer()
-						}
-						t0 := time.Now()
-						bs, us, err := c.S.ScheduleBatch(ctx)
-						d := time.Since(t0)
-						b.StopTimer()
-						if err != nil || len(us) != 0 {
-							b.Fatalf("batch %d: %v, unschedulable %v", i/100, err, us)
-						}
-						if err := c.Apply(ctx, bs, nil); err != nil {
-							b.Fatal(err)
-						}
-						if timed {
-							ds = append(ds, d)
-							vars = c.S.LastStats().Variables
-						}
+		for _, nodes := range sizes {
+			name := w.name
+			if len(sizes) > 1 || nodes != 500 {
+				name += fmt.Sprintf("/nodes=%d", nodes)
+			}
+			b.Run(name, func(b *testing.B) { scaleWorkload(b, nodes, w.init, w.measure, w.initPod, w.pod) })
+		}
+	}
+}
+
+// scaleWorkload is one workload of BenchmarkScaleWorkloads on a cluster of
+// the given size.
+func scaleWorkload(b *testing.B, nodes, init, measure int, initPod, pod func(int) scheduler.Pod) {
+	ctx := context.Background()
+	var ds []time.Duration
+	vars := 0
+	for it := 0; it < b.N; it++ {
+		b.StopTimer()
+		c := newCluster(b, 100, 2*time.Second, false)
+		if err := c.AddNodes(ctx, "n", nodes, 3, scheduler.Node{CPU: 4000, Memory: 32768, Storage: 100000, Pods: 110}); err != nil {
+			b.Fatal(err)
+		}
+		run := func(n int, pod func(int) scheduler.Pod, timed bool) {
+			for i := 0; i < n; i += 100 {
+				for j := i; j < min(n, i+100); j++ {
+					if err := c.Submit(ctx, pod(j), 0); err != nil {
+						b.Fatal(err)
 					}
 				}
-				run(w.init, w.initPod, false)
-				run(w.measure, w.pod, true)
+				if timed {
+					b.StartTimer()
+				}
+				t0 := time.Now()
+				bs, us, err := c.S.ScheduleBatch(ctx)
+				d := time.Since(t0)
+				b.StopTimer()
+				if err != nil || len(us) != 0 {
+					b.Fatalf("batch %d: %v, unschedulable %v", i/100, err, us)
+				}
+				if err := c.Apply(ctx, bs, nil); err != nil {
+					b.Fatal(err)
+				}
+				if timed {
+					ds = append(ds, d)
+					vars = c.S.LastStats().Variables
+				}
 			}
-			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-			b.ReportMetric(ms(percentile(ds, 0.5)), "p50-ms")
-			b.ReportMetric(ms(percentile(ds, 0.95)), "p95-ms")
-			b.ReportMetric(float64(vars), "vars-last")
-		})
+		}
+		run(init, initPod, false)
+		run(measure, pod, true)
 	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(percentile(ds, 0.5)), "p50-ms")
+	b.ReportMetric(ms(percentile(ds, 0.95)), "p95-ms")
+	b.ReportMetric(float64(vars), "vars-last")
 }
 
 // BenchmarkBurstQuality: BenchmarkPlacementQuality's workload arriving as a
