@@ -120,9 +120,10 @@ func TestNodeSampleShrinksTheModel(t *testing.T) {
 
 // A batch's sample holds, besides its arc, the nodes its pods need: the
 // node a pod names, the node of a bound pod a required hostname-affinity
-// term selects, every node of the zone of one a zone term selects. Terms
-// that leave most nodes possible (anti-affinity, preferred, node
-// selectors) add nothing. The pods are placed on those nodes.
+// term selects, and of the zone of one a zone term selects as many nodes
+// as the batch has pods, with those on the arc, the first after the arc's
+// end. Terms that leave most nodes possible (anti-affinity, preferred,
+// node selectors) add nothing. The pods are placed on those nodes.
 func TestSampleTakesTheNodesPodsNeed(t *testing.T) {
 	s, names := sampledCluster(t)
 	// The first batch's arc is the ring's first quarter.
@@ -154,14 +155,29 @@ func TestSampleTakesTheNodesPodsNeed(t *testing.T) {
 	for i := range batch {
 		ptrs = append(ptrs, &batch[i])
 	}
+	a := arc{lo: 0, hi: sampleRing / 4}
 	want := map[string]bool{cacheNode: true, named: true}
+	// The pool's nodes: on the arc, and off it in ring order from its end.
+	held := 0
+	var off []string
 	for i, n := range names {
 		if fmt.Sprint(i%4) == pool {
-			want[n] = true
+			if a.holds(sampleKey(n)) {
+				held++
+			} else {
+				off = append(off, n)
+			}
 		}
 	}
+	slices.SortFunc(off, func(x, y string) int { return int(sampleKey(x) - sampleKey(y)) })
+	if held >= len(batch) || len(off) < len(batch)-held {
+		t.Fatalf("the test's cluster: %d of pool %s's nodes on the arc, %d off it; the batch has %d pods", held, pool, len(off), len(batch))
+	}
+	for _, n := range off[:len(batch)-held] {
+		want[n] = true
+	}
 	got := map[string]bool{}
-	for _, n := range s.needed(ptrs) {
+	for _, n := range s.needed(ptrs, a) {
 		got[n] = true
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
