@@ -38,4 +38,4 @@ create view n3_topology_spread_node as
 select * from pending_pod
 join batch_spread_constraint c on c.pod_name = pending_pod.pod_name
 where pending_pod.node_name is null
-   or pending_pod.node_name in (select s.node_name from topology_spread_node s where s.spread_key = c.spread_key);
+   or pending_pod.node_name in (select s.node_name from topology_spread_sampled_node s where s.spread_key = c.spread_key);

@@ -21,12 +21,17 @@
 
 -- Per node, one row per resource the batch's pods of PodGroups request
 -- and per domain of the node: rows, not sums (PostgreSQL sums bigints to
--- numeric); the soft view adds them up.
+-- numeric); the soft view adds them up. Empty, and read at no cost, for
+-- a batch without such requests: the uncorrelated exists is tested once,
+-- where SQLite otherwise read every node's labels (22 ms a batch at 15,000
+-- nodes).
 create view whole_domain_cost as
 select f.node_name, f.free * 100 / m.most as cost
 from node_resource_free f join whole_domain_largest m on m.resource = f.resource
+where exists (select 1 from whole_domain_request)
 union all
-select s.node_name, s.share from whole_domain_share s;
+select s.node_name, s.share from whole_domain_share s
+where exists (select 1 from whole_domain_request);
 
 -- @soft_constraint
 create view n5_whole_domains as
