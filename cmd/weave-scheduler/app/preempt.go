@@ -309,10 +309,17 @@ func (s *Server) nominationReady(ctx context.Context, p *v1.Pod, node string, na
 // PodDisruptionBudget is not yet processed the server answers 429 with Retry-After 10 s, which client-go
 // would wait for and retry up to 10 times; the plan stops at the first refusal instead, and is retried with
 // the pod's backoff.
-func (s *Server) evict(ctx context.Context, vp *v1.Pod) error {
+func (s *Server) evict(ctx context.Context, vp *v1.Pod) error { return s.evictRequest(ctx, vp, false) }
+
+// evictRequest is evict, or with dryRun the same request as a dry run: the API server checks the
+// PodDisruptionBudgets and evicts nothing (preempt_gang.go).
+func (s *Server) evictRequest(ctx context.Context, vp *v1.Pod, dryRun bool) error {
 	ev := &policyv1.Eviction{
 		ObjectMeta:    metav1.ObjectMeta{Namespace: vp.Namespace, Name: vp.Name},
 		DeleteOptions: &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &vp.UID}},
+	}
+	if dryRun {
+		ev.DeleteOptions.DryRun = []string{metav1.DryRunAll}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
