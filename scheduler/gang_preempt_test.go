@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -211,4 +213,152 @@ func TestGangPreemptionUsesFreeNodes(t *testing.T) {
 	if got := evicted(ev); len(bs) != 2 || !nodes["n1"] || !nodes["n3"] || !reflect.DeepEqual(got, []string{"a"}) || len(us) != 0 {
 		t.Fatalf("bindings %v, evicted %v, unschedulable %v: want the gang on n1 and n3, a evicted", bs, got, us)
 	}
+}
+
+// TestGangPreemptionAgreesWithBruteForce: on random small clusters (two racks of two 4-GPU nodes full of
+// priority-0 pods, some in PodGroups with disruptionMode single or all), a priority-10 gang of 1–3 pods
+// (rack-bound or not) is planned by PreemptPods, and a brute force over every set of eviction units (a pod, or
+// a disruptionMode-all group's pods) finds the fewest evictions that let the gang fit. The plan places the whole
+// gang with exactly that many evictions, in whole units, or, where no set makes room, places and evicts
+// nothing.
+func TestGangPreemptionAgreesWithBruteForce(t *testing.T) {
+	cases := 40
+	if testing.Short() {
+		cases = 10
+	}
+	s := newTest(t, Config{})
+	ctx := context.Background()
+	nodes := []Node{gpuNode("n0", "r0", 4), gpuNode("n1", "r0", 4), gpuNode("n2", "r1", 4), gpuNode("n3", "r1", 4)}
+	for seed := int64(1); seed <= int64(cases); seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		emptyState(t, s)
+		for name := range s.State().PodGroups {
+			if err := s.DeletePodGroup(ctx, name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		addNodes(t, s, nodes...)
+		// Low pods: each node filled with pods of 1–3 GPUs; a pod joins one of two PodGroups half the time.
+		groups := []PodGroup{{Name: "g0", MinCount: 1, DisruptAll: rng.Intn(2) == 0}, {Name: "g1", MinCount: 1, DisruptAll: rng.Intn(2) == 0}}
+		addGroups(t, s, groups...)
+		var low []Pod
+		for _, n := range nodes {
+			free := int64(4)
+			for free > 0 {
+				g := min(free, int64(1+rng.Intn(3)))
+				grp := ""
+				if rng.Intn(2) == 0 {
+					grp = groups[rng.Intn(2)].Name
+				}
+				low = append(low, boundGPU(fmt.Sprintf("low-%d", len(low)), grp, n.Name, g, 0))
+				free -= g
+			}
+		}
+		addPods(t, s, low...)
+		k, gpus, rack := 1+rng.Intn(3), int64(1+rng.Intn(4)), rng.Intn(2) == 0
+		key := ""
+		if rack {
+			key = "rack"
+		}
+		names := highGang(t, s, PodGroup{Name: "hi", MinCount: int64(k), TopologyKey: key}, k, gpus)
+		want := bruteForceEvictions(nodes, low, groups, k, gpus, rack)
+		bs, ev, _, err := s.PreemptPods(ctx, names)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		desc := fmt.Sprintf("seed %d: gang %d × %d GPUs (rack %v), groups %+v, low %v", seed, k, gpus, rack, groups, lowText(low))
+		if want < 0 {
+			if len(bs) != 0 || len(ev) != 0 {
+				t.Errorf("%s: no set of evictions makes room, but the plan binds %v and evicts %v", desc, bs, ev)
+			}
+			continue
+		}
+		if len(bs) != k || len(ev) != want {
+			t.Errorf("%s: plan binds %v, evicts %v; want %d bindings and %d evictions", desc, bs, evicted(ev), k, want)
+		}
+	}
+}
+
+func lowText(low []Pod) string {
+	var out []string
+	for _, p := range low {
+		out = append(out, fmt.Sprintf("%s@%s:%d/%s", p.Name, p.NodeName, p.Resources[gpu], p.PodGroup))
+	}
+	return strings.Join(out, " ")
+}
+
+// bruteForceEvictions is the fewest pods whose eviction, in whole units (a pod, or every pod of a
+// disruptionMode-all group), lets k pods of gpus GPUs fit (in one rack when rack); -1 when none does.
+func bruteForceEvictions(nodes []Node, low []Pod, groups []PodGroup, k int, gpus int64, rack bool) int {
+	all := map[string]bool{}
+	for _, g := range groups {
+		if g.DisruptAll {
+			all[g.Name] = true
+		}
+	}
+	var units [][]int
+	unitOf := map[string]int{}
+	for i, p := range low {
+		if all[p.PodGroup] {
+			if u, ok := unitOf[p.PodGroup]; ok {
+				units[u] = append(units[u], i)
+				continue
+			}
+			unitOf[p.PodGroup] = len(units)
+		}
+		units = append(units, []int{i})
+	}
+	best := -1
+	for mask := 0; mask < 1<<len(units); mask++ {
+		gone, n := map[int]bool{}, 0
+		for u := range units {
+			if mask&(1<<u) != 0 {
+				for _, i := range units[u] {
+					gone[i] = true
+					n++
+				}
+			}
+		}
+		if best >= 0 && n >= best {
+			continue
+		}
+		free := map[string]int64{}
+		for _, nd := range nodes {
+			free[nd.Name] = nd.Resources[gpu]
+		}
+		for i, p := range low {
+			if !gone[i] {
+				free[p.NodeName] -= p.Resources[gpu]
+			}
+		}
+		if gangFits(nodes, free, k, gpus, rack) {
+			best = n
+		}
+	}
+	return best
+}
+
+// gangFits reports whether k pods of gpus GPUs fit the free GPUs of the nodes (all in one rack when rack).
+func gangFits(nodes []Node, free map[string]int64, k int, gpus int64, rack bool) bool {
+	domains := [][]Node{nodes}
+	if rack {
+		by := map[string][]Node{}
+		for _, n := range nodes {
+			by[n.Labels["rack"]] = append(by[n.Labels["rack"]], n)
+		}
+		domains = nil
+		for _, ns := range by {
+			domains = append(domains, ns)
+		}
+	}
+	for _, ns := range domains {
+		slots := 0
+		for _, n := range ns {
+			slots += int(free[n.Name] / gpus)
+		}
+		if slots >= k {
+			return true
+		}
+	}
+	return false
 }
