@@ -51,8 +51,8 @@ func runGang(ctx context.Context, r *Runner) error {
 		"created with its pods, job after job in the seeded order. Seeds 1–%d. Each scheduler runs alone on the cluster (kube-scheduler v1.37.2 with GenericWorkload and "+
 		"TopologyAwareWorkloadScheduling on, as is the API server; weave-scheduler b = 100), until no pod is bound for %v. Idle = min(capacity, demand) − GPUs of complete gangs. "+
 		"Stranding (Kueue #4474): nodes of 2, 1 and 1 GPUs in one rack, job A = 2 × 1 GPU then job B = 1 × 2 GPUs, both with the rack constraint, %d runs per scheduler. "+
-		"Priority case (workload preemption): two racks of %d nodes of 8 GPUs; priority-1 gangs fill them, low-whole (%d × 8 GPUs, rack, disruptionMode all) one rack, "+
-		"%d gangs of 4 × 2 GPUs (no topology, disruptionMode single) the other; then high (priority 100, %d × 8 GPUs, rack) arrives, which fits only by emptying a rack: "+
+		"Priority case (workload preemption): two racks of %d nodes of 8 GPUs; priority-1 gangs fill them, low-whole (%d × 8 GPUs, rack, disruptionMode all) the second rack (a nodeSelector), "+
+		"%d gangs of 4 × 2 GPUs (no topology, disruptionMode single) the first; then high (priority 100, %d × 8 GPUs, rack) arrives, which fits only by emptying a rack: "+
 		"%d evictions (low-whole) or %d (the small gangs). No controller recreates an evicted pod. %d runs per scheduler, alternated; time is from high's first Create to its last pod bound.",
 		racks*perRack, gpusPerNode, sim.GPU, racks, sim.RackLabel, seeds, quiet, pick(r, 5, 3, 1),
 		pick(r, 4, 3, 2), pick(r, 4, 3, 2), pick(r, 4, 3, 2), pick(r, 4, 3, 2), pick(r, 4, 3, 2), 4*pick(r, 4, 3, 2), pick(r, 3, 2, 1))

@@ -19,8 +19,9 @@ import (
 )
 
 // The gang experiment's priority case (workload preemption, issue 23): two racks of perRack 8-GPU nodes are
-// filled by priority-1 gangs: "low-whole" (perRack × 8 GPUs, rack, disruptionMode all) takes one rack, perRack
-// gangs "low-small-k" (4 × 2 GPUs each, no topology, disruptionMode single) the other. Then "high" (priority
+// filled by priority-1 gangs: "low-whole" (perRack × 8 GPUs, rack, disruptionMode all) takes the second rack
+// (prio-rack-1, by a nodeSelector), perRack gangs "low-small-k" (4 × 2 GPUs each, no topology, disruptionMode
+// single) the first. Then "high" (priority
 // 100, perRack × 8 GPUs, rack) arrives: it needs a whole rack, which takes evicting low-whole (perRack pods)
 // or every small gang (4 × perRack pods). kube-scheduler v1.37.2 preempts for a PodGroup under GenericWorkload
 // (DefaultPreemption's PodGroupPostFilter: every lower-priority pod of the cluster removed, the group placed,
@@ -37,9 +38,10 @@ type gangPriorityOutcome struct {
 
 // gangPriorityJob is one job of the case: its PodGroup (priority, disruptionMode) and its pods.
 type gangPriorityJob struct {
-	job      sim.GangJob
-	priority int32
-	all      bool
+	job          sim.GangJob
+	priority     int32
+	all          bool
+	nodeSelector map[string]string // its pods' nodeSelector (nil: none)
 }
 
 func (j gangPriorityJob) objects(ns, schedName string) (*schedulingv1beta1.PodGroup, []*v1.Pod) {
@@ -57,6 +59,7 @@ func (j gangPriorityJob) objects(ns, schedName string) (*schedulingv1beta1.PodGr
 	var pods []*v1.Pod
 	for _, sp := range j.job.Pods() {
 		sp.Priority = int64(j.priority)
+		sp.NodeSelector = j.nodeSelector
 		p := podObject(sp, ns, schedName)
 		gpus := *resource.NewQuantity(sp.Resources[sim.GPU], resource.DecimalSI)
 		p.Spec.Containers[0].Resources.Requests[v1.ResourceName(sim.GPU)] = gpus
@@ -84,12 +87,14 @@ func gangPriorityNodes(perRack int) []scheduler.Node {
 // gangPriorityRun runs one scheduler on the case in namespace ns.
 func (r *Runner) gangPriorityRun(ctx context.Context, c *harness.Cluster, ns, name string, perRack int, quiet, timeout time.Duration) (gangPriorityOutcome, error) {
 	out := gangPriorityOutcome{highWorkers: perRack}
-	whole := gangPriorityJob{sim.GangJob{Name: "low-whole", Workers: int64(perRack), GPUs: 8, Rack: true}, 1, true}
+	// low-whole is held to the second rack by a nodeSelector: the cheap rack to empty is not the first.
+	whole := gangPriorityJob{sim.GangJob{Name: "low-whole", Workers: int64(perRack), GPUs: 8, Rack: true}, 1, true,
+		map[string]string{sim.RackLabel: "prio-rack-1"}}
 	var small []gangPriorityJob
 	for k := 0; k < perRack; k++ {
-		small = append(small, gangPriorityJob{sim.GangJob{Name: fmt.Sprintf("low-small-%d", k), Workers: 4, GPUs: 2}, 1, false})
+		small = append(small, gangPriorityJob{sim.GangJob{Name: fmt.Sprintf("low-small-%d", k), Workers: 4, GPUs: 2}, 1, false, nil})
 	}
-	high := gangPriorityJob{sim.GangJob{Name: "high", Workers: int64(perRack), GPUs: 8, Rack: true}, 100, false}
+	high := gangPriorityJob{sim.GangJob{Name: "high", Workers: int64(perRack), GPUs: 8, Rack: true}, 100, false, nil}
 	if err := c.CreateNamespace(ctx, ns); err != nil {
 		return out, err
 	}
