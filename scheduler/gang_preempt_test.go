@@ -229,6 +229,13 @@ func TestGangPreemptionAgreesWithBruteForce(t *testing.T) {
 	s := newTest(t, Config{})
 	ctx := context.Background()
 	nodes := []Node{gpuNode("n0", "r0", 4), gpuNode("n1", "r0", 4), gpuNode("n2", "r1", 4), gpuNode("n3", "r1", 4)}
+	var fit, noFit, wholeGroups int // the kinds of case met: the test is not vacuous
+	defer func() {
+		t.Logf("%d cases: %d fit by evicting, %d do not; %d evict a disruptionMode-all group", cases, fit, noFit, wholeGroups)
+		if !t.Failed() && (fit == 0 || noFit == 0 || wholeGroups == 0) {
+			t.Errorf("the seeds miss a kind of case")
+		}
+	}()
 	for seed := int64(1); seed <= int64(cases); seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		emptyState(t, s)
@@ -267,12 +274,20 @@ func TestGangPreemptionAgreesWithBruteForce(t *testing.T) {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		desc := fmt.Sprintf("seed %d: gang %d × %d GPUs (rack %v), groups %+v, low %v", seed, k, gpus, rack, groups, lowText(low))
+		for _, e := range ev {
+			if p := s.State().Pods[e.Pod]; p != nil && p.PodGroup != "" && s.State().PodGroups[p.PodGroup].DisruptAll {
+				wholeGroups++
+				break
+			}
+		}
 		if want < 0 {
+			noFit++
 			if len(bs) != 0 || len(ev) != 0 {
 				t.Errorf("%s: no set of evictions makes room, but the plan binds %v and evicts %v", desc, bs, ev)
 			}
 			continue
 		}
+		fit++
 		if len(bs) != k || len(ev) != want {
 			t.Errorf("%s: plan binds %v, evicts %v; want %d bindings and %d evictions", desc, bs, evicted(ev), k, want)
 		}
