@@ -73,11 +73,29 @@ func (st *State) disruptAll(p *Pod) *PodGroup {
 	return nil
 }
 
-// withWholeGroups adds to victims the other live bound pods, of priority
-// below low, of every disruptionMode-all group that has a victim: the
-// candidate-node sample (victimsOnCandidateNodes) may have kept only part
-// of such a group, and G3 then could evict none of it.
-func (st *State) withWholeGroups(victims []*Pod, low int64) []*Pod {
+// victimsBelow are the pods a plan for preemptors q may evict: live bound
+// pods of priority below low that Config.Evictable allows, on the
+// candidate nodes (victimsOnCandidateNodes), with the rest of each
+// disruptionMode-all group one of them belongs to.
+func (s *Scheduler) victimsBelow(low int64, q []*Pod) []*Pod {
+	ok := func(p *Pod) bool {
+		return p.NodeName != "" && live(p) && p.Priority < low && (s.cfg.Evictable == nil || s.cfg.Evictable(p))
+	}
+	var victims []*Pod
+	for _, p := range s.state.Pods {
+		if ok(p) {
+			victims = append(victims, p)
+		}
+	}
+	return s.groupPolicies().withWholeGroups(victimsOnCandidateNodes(s.state, victims, q), ok)
+}
+
+// withWholeGroups adds to victims the other pods that ok allows of every
+// disruptionMode-all group that has a victim: the candidate-node sample
+// (victimsOnCandidateNodes) may have kept only part of such a group, and
+// G3 then could evict none of it. (A member ok refuses stays: G3 then
+// evicts none of the group.)
+func (st *State) withWholeGroups(victims []*Pod, ok func(*Pod) bool) []*Pod {
 	in := map[string]bool{}
 	groups := map[string]bool{}
 	for _, v := range victims {
@@ -90,7 +108,7 @@ func (st *State) withWholeGroups(victims []*Pod, low int64) []*Pod {
 		return victims
 	}
 	for _, p := range st.Pods {
-		if groups[p.PodGroup] && !in[p.Name] && p.NodeName != "" && live(p) && p.Priority < low {
+		if groups[p.PodGroup] && !in[p.Name] && ok(p) {
 			victims = append(victims, p)
 		}
 	}

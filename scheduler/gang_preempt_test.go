@@ -377,3 +377,23 @@ func gangFits(nodes []Node, free map[string]int64, k int, gpus int64, rack bool)
 	}
 	return false
 }
+
+// TestGangPreemptionSparesWhatEvictableRefuses: the cluster of TestGangPreemptionFewestEvictions with b0's
+// eviction forbidden (Config.Evictable, as a PodDisruptionBudget forbids it): rack r1 cannot be emptied, and
+// the plan empties r2 instead (five evictions), never touching b0.
+func TestGangPreemptionSparesWhatEvictableRefuses(t *testing.T) {
+	s := newTest(t, Config{Evictable: func(p *Pod) bool { return p.Name != "b0" }})
+	addNodes(t, s, gpuNode("n1", "r1", 4), gpuNode("n2", "r1", 4), gpuNode("n3", "r2", 4), gpuNode("n4", "r2", 4))
+	addPods(t, s, boundGPU("a", "", "n1", 4, 0),
+		boundGPU("b0", "", "n2", 2, 0), boundGPU("b1", "", "n2", 2, 0),
+		boundGPU("c", "", "n3", 4, 0),
+		boundGPU("d0", "", "n4", 1, 0), boundGPU("d1", "", "n4", 1, 0), boundGPU("d2", "", "n4", 1, 0), boundGPU("d3", "", "n4", 1, 0))
+	names := highGang(t, s, PodGroup{Name: "hi", MinCount: 2, TopologyKey: "rack"}, 2, 4)
+	bs, ev, us, err := s.PreemptPods(context.Background(), names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := evicted(ev), []string{"c", "d0", "d1", "d2", "d3"}; len(bs) != 2 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("bindings %v, evicted %v, unschedulable %v: want the gang in r2, %v evicted", bs, got, us, want)
+	}
+}

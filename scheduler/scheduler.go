@@ -92,6 +92,11 @@ type Config struct {
 	// (anti-affinity across a zone) searches on. 0 means 500ms; negative
 	// turns it off.
 	PreemptionUnplacedImprovementTimeout time.Duration
+	// Evictable, if set, says whether a bound pod may be a preemption
+	// victim: weave-scheduler leaves out the pods whose eviction a
+	// PodDisruptionBudget forbids now, so that a plan evicts others. nil:
+	// every bound pod of lower priority may be.
+	Evictable func(p *Pod) bool
 	// DropRejected: when the independent check (State.Check) rejects a
 	// placement batch's solution, the pods its faults name are left
 	// unplaced (Unschedulable, Reason ReasonCheckRejected and the fault;
@@ -670,13 +675,7 @@ func (s *Scheduler) Preempt(ctx context.Context) ([]Binding, []Eviction, []Unsch
 		return nil, nil, nil, nil
 	}
 	top := q[0].Priority
-	var victims []*Pod
-	for _, p := range s.state.Pods {
-		if p.NodeName != "" && live(p) && p.Priority < top {
-			victims = append(victims, p)
-		}
-	}
-	victims = s.groupPolicies().withWholeGroups(victimsOnCandidateNodes(s.state, victims, q), top)
+	victims := s.victimsBelow(top, q)
 	sort.Slice(victims, func(i, j int) bool { return victims[i].Name < victims[j].Name })
 	placed, _, err := s.solve(ctx, s.preemption, q, victims, preemptionHint(s.state, q, victims), s.cfg.Timeout)
 	if err != nil {
@@ -755,13 +754,7 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 	for _, p := range q {
 		low = min(low, p.Priority)
 	}
-	var victims []*Pod
-	for _, p := range s.state.Pods {
-		if p.NodeName != "" && live(p) && p.Priority < low {
-			victims = append(victims, p)
-		}
-	}
-	victims = s.groupPolicies().withWholeGroups(victimsOnCandidateNodes(s.state, victims, q), low)
+	victims := s.victimsBelow(low, q)
 	unsched := func(ps []*Pod, reason string) []Unschedulable {
 		var us []Unschedulable
 		for _, p := range ps {
