@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Workload preemption (issue 23): a PodGroup whose members fit nowhere is
@@ -76,18 +77,41 @@ func (st *State) disruptAll(p *Pod) *PodGroup {
 // victimsBelow are the pods a plan for preemptors q may evict: live bound
 // pods of priority below low that Config.Evictable allows, on the
 // candidate nodes (victimsOnCandidateNodes), with the rest of each
-// disruptionMode-all group one of them belongs to.
-func (s *Scheduler) victimsBelow(low int64, q []*Pod) []*Pod {
+// disruptionMode-all group one of them belongs to. spared names the pods
+// Evictable refused, for a Reason ("" if none: "; not evicted: ...").
+func (s *Scheduler) victimsBelow(low int64, q []*Pod) (victims []*Pod, spared string) {
+	refused := map[string]string{}
 	ok := func(p *Pod) bool {
-		return p.NodeName != "" && live(p) && p.Priority < low && (s.cfg.Evictable == nil || s.cfg.Evictable(p))
+		if p.NodeName == "" || !live(p) || p.Priority >= low {
+			return false
+		}
+		if s.cfg.Evictable != nil {
+			if yes, why := s.cfg.Evictable(p); !yes {
+				refused[p.Name] = why
+				return false
+			}
+		}
+		return true
 	}
-	var victims []*Pod
 	for _, p := range s.state.Pods {
 		if ok(p) {
 			victims = append(victims, p)
 		}
 	}
-	return s.groupPolicies().withWholeGroups(victimsOnCandidateNodes(s.state, victims, q), ok)
+	victims = s.groupPolicies().withWholeGroups(victimsOnCandidateNodes(s.state, victims, q), ok)
+	if len(refused) > 0 {
+		const most = 3
+		var parts []string
+		for _, name := range sortedKeys(refused) {
+			if len(parts) == most {
+				parts = append(parts, fmt.Sprintf("and %d more", len(refused)-most))
+				break
+			}
+			parts = append(parts, name+" ("+refused[name]+")")
+		}
+		spared = "; not evicted: " + strings.Join(parts, ", ")
+	}
+	return victims, spared
 }
 
 // withWholeGroups adds to victims the other pods that ok allows of every

@@ -382,7 +382,7 @@ func gangFits(nodes []Node, free map[string]int64, k int, gpus int64, rack bool)
 // eviction forbidden (Config.Evictable, as a PodDisruptionBudget forbids it): rack r1 cannot be emptied, and
 // the plan empties r2 instead (five evictions), never touching b0.
 func TestGangPreemptionSparesWhatEvictableRefuses(t *testing.T) {
-	s := newTest(t, Config{Evictable: func(p *Pod) bool { return p.Name != "b0" }})
+	s := newTest(t, Config{Evictable: func(p *Pod) (bool, string) { return p.Name != "b0", "a budget" }})
 	addNodes(t, s, gpuNode("n1", "r1", 4), gpuNode("n2", "r1", 4), gpuNode("n3", "r2", 4), gpuNode("n4", "r2", 4))
 	addPods(t, s, boundGPU("a", "", "n1", 4, 0),
 		boundGPU("b0", "", "n2", 2, 0), boundGPU("b1", "", "n2", 2, 0),

@@ -93,10 +93,11 @@ type Config struct {
 	// turns it off.
 	PreemptionUnplacedImprovementTimeout time.Duration
 	// Evictable, if set, says whether a bound pod may be a preemption
-	// victim: weave-scheduler leaves out the pods whose eviction a
-	// PodDisruptionBudget forbids now, so that a plan evicts others. nil:
-	// every bound pod of lower priority may be.
-	Evictable func(p *Pod) bool
+	// victim, and if not why (the Reason of a preemptor left without a
+	// node names such pods): weave-scheduler leaves out the pods whose
+	// eviction a PodDisruptionBudget forbids now, so that a plan evicts
+	// others. nil: every bound pod of lower priority may be.
+	Evictable func(p *Pod) (ok bool, why string)
 	// DropRejected: when the independent check (State.Check) rejects a
 	// placement batch's solution, the pods its faults name are left
 	// unplaced (Unschedulable, Reason ReasonCheckRejected and the fault;
@@ -675,7 +676,7 @@ func (s *Scheduler) Preempt(ctx context.Context) ([]Binding, []Eviction, []Unsch
 		return nil, nil, nil, nil
 	}
 	top := q[0].Priority
-	victims := s.victimsBelow(top, q)
+	victims, _ := s.victimsBelow(top, q)
 	sort.Slice(victims, func(i, j int) bool { return victims[i].Name < victims[j].Name })
 	placed, _, err := s.solve(ctx, s.preemption, q, victims, preemptionHint(s.state, q, victims), s.cfg.Timeout)
 	if err != nil {
@@ -754,7 +755,7 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 	for _, p := range q {
 		low = min(low, p.Priority)
 	}
-	victims := s.victimsBelow(low, q)
+	victims, spared := s.victimsBelow(low, q)
 	unsched := func(ps []*Pod, reason string) []Unschedulable {
 		var us []Unschedulable
 		for _, p := range ps {
@@ -763,7 +764,7 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 		return us
 	}
 	if len(victims) == 0 {
-		return nil, nil, unsched(q, "no running pod of lower priority to evict"), nil
+		return nil, nil, unsched(q, "no running pod of lower priority to evict"+spared), nil
 	}
 	sort.Slice(victims, func(i, j int) bool { return victims[i].Name < victims[j].Name })
 	placed, _, err := s.solve(ctx, s.preemption, q, victims, preemptionHint(s.state, q, victims), s.cfg.Timeout)
@@ -853,7 +854,7 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 	}
 	bs, us, err := s.apply(ctx, rest, placed, nil)
 	for i := range us {
-		us[i].Reason = "no node even after evicting pods of lower priority"
+		us[i].Reason = "no node even after evicting pods of lower priority" + spared
 	}
 	return bs, ev, us, err
 }

@@ -29,8 +29,8 @@ import (
 // are reported and backed off.
 //
 // Each preemptor is nominated to its node and stays assumed there in the state (so no other pod takes the
-// room). The victims are evicted through the policy/v1 Eviction subresource, which enforces
-// PodDisruptionBudgets, in the background: the victims on one preemptor's node one after the other, the
+// room). A plan leaves out the pods a PodDisruptionBudget protects now (disruption.go). The victims are
+// evicted through the policy/v1 Eviction subresource, which enforces PodDisruptionBudgets, in the background: the victims on one preemptor's node one after the other, the
 // nodes in parallel (evictWorkers requests at a time), and first the victims on nodes without a preemptor
 // (which the plan needs for constraints across nodes), which every preemptor of the plan waits for. The
 // first refusal (429 when a budget forbids it) ends the group: no further victim of it is evicted, its

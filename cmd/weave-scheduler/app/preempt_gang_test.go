@@ -8,8 +8,12 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"github.com/weavesql/weave/scheduler"
@@ -151,6 +155,73 @@ func TestToPodGroupReadsDisruptionModeAndPreemptionPolicy(t *testing.T) {
 	} {
 		if got := toPodGroup(tc.in).group; !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: got %+v, want %+v", tc.in.Name, got, tc.want)
+		}
+	}
+}
+
+// TestPodGroupPreemptionPlansAroundABudget: a PodDisruptionBudget (read through the informer) selects low-b and
+// allows no disruption, so rack r1 cannot be emptied: the plan leaves low-b out and empties r2 (low-c, low-d0,
+// low-d1), and the gang is bound there; low-b's eviction is never asked for.
+func TestPodGroupPreemptionPlansAroundABudget(t *testing.T) {
+	objs := gangPreemptionCluster()
+	for _, o := range objs {
+		if p, ok := o.(*v1.Pod); ok && p.Name == "low-b" {
+			p.Labels = map[string]string{"app": "protected"}
+		}
+	}
+	objs = append(objs, &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "w", Name: "protected", Generation: 1},
+		Spec:   policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(1)), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "protected"}}},
+		Status: policyv1.PodDisruptionBudgetStatus{ObservedGeneration: 1, DisruptionsAllowed: 0, CurrentHealthy: 1, DesiredHealthy: 1, ExpectedPods: 1}})
+	f := newFakeAPI(t, objs...)
+	servePodGroups(f)
+	startFake(t, f, nil)
+	eventually(t, "the gang bound", 20*time.Second, func() bool {
+		return f.pod(t, "w", "hi-0").Spec.NodeName != "" && f.pod(t, "w", "hi-1").Spec.NodeName != ""
+	})
+	nodes := []string{f.pod(t, "w", "hi-0").Spec.NodeName, f.pod(t, "w", "hi-1").Spec.NodeName}
+	sort.Strings(nodes)
+	if !reflect.DeepEqual(nodes, []string{"r2-a", "r2-b"}) {
+		t.Errorf("gang bound to %v, want r2-a and r2-b", nodes)
+	}
+	got := f.evictions()
+	sort.Strings(got)
+	if !reflect.DeepEqual(got, []string{"w/low-c", "w/low-d0", "w/low-d1"}) {
+		t.Errorf("evictions %v, want exactly low-c, low-d0 and low-d1", got)
+	}
+}
+
+// evictable reads a budget as the Eviction API does: only Running pods are protected; a budget protects the pods
+// its selector selects (nil: none) while it allows no disruption or its generation is not observed; two
+// budgets on one pod refuse its eviction.
+func TestEvictableReadsBudgetsAsTheEvictionAPI(t *testing.T) {
+	budget := func(name string, sel *metav1.LabelSelector, allowed int32, observed int64) *policyv1.PodDisruptionBudget {
+		return &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "w", Name: name, Generation: 1},
+			Spec: policyv1.PodDisruptionBudgetSpec{Selector: sel}, Status: policyv1.PodDisruptionBudgetStatus{ObservedGeneration: observed, DisruptionsAllowed: allowed}}
+	}
+	app := func(v string) *metav1.LabelSelector {
+		return &metav1.LabelSelector{MatchLabels: map[string]string{"app": v}}
+	}
+	f := newFakeAPI(t, budget("zero", app("zero"), 0, 1), budget("one", app("one"), 1, 1), budget("unobserved", app("new"), 3, 0),
+		budget("nil", nil, 0, 1), budget("two-a", app("two"), 1, 1), budget("two-b", app("two"), 1, 1))
+	s := startFake(t, f, nil)
+	eventually(t, "budgets read", 5*time.Second, func() bool {
+		l, _ := s.pdbLister.List(labels.Everything())
+		return len(l) == 6
+	})
+	for _, tc := range []struct {
+		app, phase string
+		want       bool
+	}{
+		{"zero", scheduler.PhaseRunning, false},
+		{"zero", scheduler.PhasePending, true},
+		{"one", scheduler.PhaseRunning, true},
+		{"new", scheduler.PhaseRunning, false},
+		{"none", scheduler.PhaseRunning, true},
+		{"two", scheduler.PhaseRunning, false},
+	} {
+		got, why := s.evictable(&scheduler.Pod{Name: "w/p", Namespace: "w", Phase: tc.phase, Labels: map[string]string{"app": tc.app}})
+		if got != tc.want {
+			t.Errorf("app=%s %s: evictable %v (%s), want %v", tc.app, tc.phase, got, why, tc.want)
 		}
 	}
 }
