@@ -3,16 +3,19 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"github.com/weavesql/weave/e2e/harness"
@@ -157,8 +160,15 @@ func TestLiveGangs(t *testing.T) {
 // l1's pods would free them, but l1 goes whole or not at all (four evictions); three plain pods free them in the
 // other rack. weave-scheduler plans h as one: exactly three plain pods are evicted, l1 is untouched, h is bound
 // whole in one rack, and kube-scheduler v1.37.2's Filter plugins accept every binding of the final state.
-// E2E_WEAVE_DISABLE=G3 (disruptionMode not modelled) makes it evict two of l1's pods and fail.
+// E2E_WEAVE_DISABLE=G3 (disruptionMode not modelled) makes it evict two of l1's pods and fail. With a
+// PodDisruptionBudget over the plain pods (all pods Running; no disruption controller runs here, so the budget
+// allows nothing), the plan leaves them out and evicts l1 whole instead: its four pods, no plain pod.
 func TestLiveGangPreemption(t *testing.T) {
+	t.Run("plain", func(t *testing.T) { liveGangPreemption(t, false) })
+	t.Run("budget", func(t *testing.T) { liveGangPreemption(t, true) })
+}
+
+func liveGangPreemption(t *testing.T, budget bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	c := harness.StartWith(t, harness.Options{FeatureGates: map[string]bool{"GenericWorkload": true, "TopologyAwareWorkloadScheduling": true}})
@@ -212,10 +222,24 @@ func TestLiveGangPreemption(t *testing.T) {
 	for i, gpus := range []int64{4, 2, 2, 2, 2, 2, 2} {
 		p := gangPod(ns, "plain", i, gpus, weaveName)
 		p.Spec.SchedulingGroup = nil
+		p.Labels = map[string]string{"app": "plain"}
 		plain = append(plain, p)
 	}
 	create(plain, 1)
 	before := waitBound("the plain pods bound", 11)
+	if budget {
+		for name := range before {
+			if err := c.SetRunning(ctx, ns, name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "plain"},
+			Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(7)),
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "plain"}}}}
+		if _, err := c.Client.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	gang("h", 2, 4, 100, false)
 	waitFor(t, "h bound", 90*time.Second, func() bool {
 		bound, err := c.WaitBound(ctx, ns, 0, time.Second)
@@ -245,6 +269,12 @@ func TestLiveGangPreemption(t *testing.T) {
 	}
 	sort.Strings(gone)
 	t.Logf("h on %s and %s; evicted %v", v.bound[ns+"/h-0"], v.bound[ns+"/h-1"], gone)
+	if budget {
+		if want := []string{"l1-0", "l1-1", "l1-2", "l1-3"}; !slices.Equal(gone, want) {
+			t.Errorf("evicted %v, want %v: the budget protects the plain pods, and l1 goes whole", gone, want)
+		}
+		return
+	}
 	for _, name := range gone {
 		if strings.HasPrefix(name, "l1-") {
 			t.Errorf("%s evicted: l1 (disruptionMode all) costs four evictions against three plain pods", name)
