@@ -3,14 +3,19 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"github.com/weavesql/weave/e2e/harness"
@@ -146,5 +151,136 @@ func TestLiveGangs(t *testing.T) {
 	}
 	if running < 3 {
 		t.Errorf("%d gangs running, want at least 3 (a, b and d or e fit together)", running)
+	}
+}
+
+// TestLiveGangPreemption: workload preemption on a live API server. Two racks of two 8-GPU nodes are full of
+// priority-1 pods: gang l1 (4 × 4 GPUs, rack, disruptionMode all) fills one rack, seven plain pods (one of 4 GPUs,
+// six of 2) the other. Then gang h (priority 100, 2 × 4 GPUs, rack) arrives: it needs 8 GPUs of one rack. Two of
+// l1's pods would free them, but l1 goes whole or not at all (four evictions); three plain pods free them in the
+// other rack. weave-scheduler plans h as one: exactly three plain pods are evicted, l1 is untouched, h is bound
+// whole in one rack, and kube-scheduler v1.37.2's Filter plugins accept every binding of the final state.
+// E2E_WEAVE_DISABLE=G3 (disruptionMode not modelled) makes it evict two of l1's pods and fail. With a
+// PodDisruptionBudget over the plain pods (all pods Running; no disruption controller runs here, so the budget
+// allows nothing), the plan leaves them out and evicts l1 whole instead: its four pods, no plain pod.
+func TestLiveGangPreemption(t *testing.T) {
+	t.Run("plain", func(t *testing.T) { liveGangPreemption(t, false) })
+	t.Run("budget", func(t *testing.T) { liveGangPreemption(t, true) })
+}
+
+func liveGangPreemption(t *testing.T, budget bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c := harness.StartWith(t, harness.Options{FeatureGates: map[string]bool{"GenericWorkload": true, "TopologyAwareWorkloadScheduling": true}})
+	o := newOracle(t)
+	for r := 0; r < 2; r++ {
+		if _, err := c.CreateNodes(ctx, fmt.Sprintf("rack%d", r), 2, harness.NodeSpec{CPU: "16", Memory: "64Gi",
+			Labels: map[string]string{gangRack: fmt.Sprintf("r%d", r)}, Resources: v1.ResourceList{gangGPU: resource.MustParse("8")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const ns = "gangpreempt"
+	if err := c.CreateNamespace(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	startWeave(t, c, liveWeaveConfig("gangpreempt"), nil)
+	create := func(pods []*v1.Pod, prio int32) {
+		for _, p := range pods {
+			p.Spec.Priority = ptr.To(prio)
+		}
+		if err := createPaced(ctx, c, pods, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gang := func(name string, workers int, gpus int64, prio int32, all bool) {
+		g := gangGroup(ns, name, int32(workers), true)
+		g.Spec.Priority = ptr.To(prio)
+		if all {
+			g.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
+		}
+		if _, err := c.Client.SchedulingV1beta1().PodGroups(ns).Create(ctx, g, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var pods []*v1.Pod
+		for i := 0; i < workers; i++ {
+			pods = append(pods, gangPod(ns, name, i, gpus, weaveName))
+		}
+		create(pods, prio)
+	}
+	waitBound := func(what string, n int) map[string]string {
+		var bound map[string]string
+		waitFor(t, what, 90*time.Second, func() bool {
+			var err error
+			bound, err = c.WaitBound(ctx, ns, 0, time.Second)
+			return err == nil && len(bound) >= n
+		})
+		return bound
+	}
+	gang("l1", 4, 4, 1, true)
+	waitBound("l1 bound", 4)
+	var plain []*v1.Pod
+	for i, gpus := range []int64{4, 2, 2, 2, 2, 2, 2} {
+		p := gangPod(ns, "plain", i, gpus, weaveName)
+		p.Spec.SchedulingGroup = nil
+		p.Labels = map[string]string{"app": "plain"}
+		plain = append(plain, p)
+	}
+	create(plain, 1)
+	before := waitBound("the plain pods bound", 11)
+	if budget {
+		for name := range before {
+			if err := c.SetRunning(ctx, ns, name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "plain"},
+			Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(7)),
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "plain"}}}}
+		if _, err := c.Client.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gang("h", 2, 4, 100, false)
+	waitFor(t, "h bound", 90*time.Second, func() bool {
+		bound, err := c.WaitBound(ctx, ns, 0, time.Second)
+		return err == nil && bound["h-0"] != "" && bound["h-1"] != ""
+	})
+	time.Sleep(time.Second) // anything else under way lands
+	v := judgeLive(t, ctx, o, c, "weave-scheduler", weaveName, ns)
+	if n := v.count(differential.WrongBinding, differential.CheckRejected); n > 0 {
+		t.Errorf("%d bindings the Filter plugins or weave's check reject", n)
+	}
+	nodes, err := c.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rackOf := map[string]string{}
+	for _, n := range nodes.Items {
+		rackOf[n.Name] = n.Labels[gangRack]
+	}
+	if r0, r1 := rackOf[v.bound[ns+"/h-0"]], rackOf[v.bound[ns+"/h-1"]]; r0 != r1 || r0 == "" {
+		t.Errorf("h bound in racks %q and %q, want one", r0, r1)
+	}
+	var gone []string
+	for name := range before {
+		if v.bound[ns+"/"+name] == "" {
+			gone = append(gone, name)
+		}
+	}
+	sort.Strings(gone)
+	t.Logf("h on %s and %s; evicted %v", v.bound[ns+"/h-0"], v.bound[ns+"/h-1"], gone)
+	if budget {
+		if want := []string{"l1-0", "l1-1", "l1-2", "l1-3"}; !slices.Equal(gone, want) {
+			t.Errorf("evicted %v, want %v: the budget protects the plain pods, and l1 goes whole", gone, want)
+		}
+		return
+	}
+	for _, name := range gone {
+		if strings.HasPrefix(name, "l1-") {
+			t.Errorf("%s evicted: l1 (disruptionMode all) costs four evictions against three plain pods", name)
+		}
+	}
+	if len(gone) != 3 {
+		t.Errorf("%d pods evicted (%v), want 3", len(gone), gone)
 	}
 }

@@ -16,9 +16,10 @@ import (
 )
 
 // TestPreemptionViaEviction: on a full cluster, a high-priority pod is placed by evicting one low-priority pod
-// through the Eviction API. While a PodDisruptionBudget covers the low pods, the API server refuses the
-// eviction (429: with no disruption controller here the budget is never processed, so it allows nothing) and
-// nothing is evicted; once the budget is deleted, the retry evicts exactly one pod, nominates the preemptor to
+// through the Eviction API. While a PodDisruptionBudget covers the low pods (with no disruption controller here
+// the budget is never processed, so it allows nothing, and the API server would refuse the evictions),
+// weave-scheduler reads it and leaves them out of the plan: nothing is evicted, and the pod's FailedScheduling
+// names the budget; once the budget is deleted, the retry evicts exactly one pod, nominates the preemptor to
 // that pod's node and binds it there.
 func TestPreemptionViaEviction(t *testing.T) {
 	ctx := context.Background()

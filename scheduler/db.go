@@ -556,7 +556,7 @@ func loadModelPods(pods []*Pod, victims []*Pod, hint map[string]string) []stmt {
 
 func writePodGroup(g PodGroup) []stmt {
 	return []stmt{{"delete from podgroup where name = $1", []any{g.Name}},
-		{"insert into podgroup values " + params(3), []any{g.Name, max(g.MinCount, 1), nullStr(g.TopologyKey)}}}
+		{"insert into podgroup values " + params(4), []any{g.Name, max(g.MinCount, 1), nullStr(g.TopologyKey), boolInt(g.DisruptAll)}}}
 }
 
 func writeVolume(name, zone string) []stmt {

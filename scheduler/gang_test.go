@@ -200,21 +200,6 @@ func TestCheckCatchesGangFaults(t *testing.T) {
 	}
 }
 
-// TestGangNotPreempted: no gang member is evicted (workload preemption is
-// not implemented): a preemption plan leaves gangs whole.
-func TestGangNotPreempted(t *testing.T) {
-	s := newTest(t, Config{})
-	addNodes(t, s, gpuNode("n1", "r1", 2))
-	addGroups(t, s, PodGroup{Name: "low", MinCount: 2}, PodGroup{Name: "high", MinCount: 2})
-	addPods(t, s, Pod{Name: "low-0", PodGroup: "low", Resources: map[string]int64{gpu: 1}, NodeName: "n1", Phase: PhaseRunning},
-		Pod{Name: "low-1", PodGroup: "low", Resources: map[string]int64{gpu: 1}, NodeName: "n1", Phase: PhaseRunning},
-		Pod{Name: "solo", Resources: map[string]int64{gpu: 1}, Priority: 10})
-	bs, ev, us, err := s.PreemptPods(context.Background(), []string{"solo"})
-	if err != nil || len(bs) != 0 || len(ev) != 0 || len(us) != 1 {
-		t.Fatalf("a gang member evicted alone: %v %v %v %v", bs, ev, us, err)
-	}
-}
-
 // TestCheckCatchesAModelWithoutGangs: a model without G1 and G2 places a
 // partial gang and a gang over two racks, and the independent check of
 // the full policies (State.Check, not the relaxed PolicyState) rejects

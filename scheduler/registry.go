@@ -68,6 +68,7 @@ var Policies = []Policy{
 	{"h17_volume_node_affinity.sql", "H17", "VolumeBinding, VolumeZone (node constraints of bound volumes)", true, both},
 	{"g01_gang.sql", "G1", "GangScheduling (PodGroup minCount, all or nothing)", true, both},
 	{"g02_topology.sql", "G2", "TopologyPlacement (PodGroup topology: one domain per group)", true, both},
+	{"g03_disrupt_all.sql", "G3", "DefaultPreemption (PodGroup disruptionMode all: evicted whole or not at all)", true, []ModelKind{Preemption}},
 	{"n1_max_per_node.sql", "N1", "new: at most N pods of a group per node (k8s #40358)", true, both},
 	{"n2_even_spread.sql", "N2", "new: even spreading, ceil(pods/domains)", true, both},
 	{"n3_topology_spread.sql", "N3", "PodTopologySpread (DoNotSchedule, maxSkew)", true, both},
@@ -241,6 +242,9 @@ func relax(st *State, off map[string]bool) *State {
 		}
 		if off["G2"] {
 			g.TopologyKey = ""
+		}
+		if off["G3"] {
+			g.DisruptAll = false
 		}
 	}
 	for _, p := range st.Pods {

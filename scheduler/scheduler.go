@@ -92,6 +92,12 @@ type Config struct {
 	// (anti-affinity across a zone) searches on. 0 means 500ms; negative
 	// turns it off.
 	PreemptionUnplacedImprovementTimeout time.Duration
+	// Evictable, if set, says whether a bound pod may be a preemption
+	// victim, and if not why (the Reason of a preemptor left without a
+	// node names such pods): weave-scheduler leaves out the pods whose
+	// eviction a PodDisruptionBudget forbids now, so that a plan evicts
+	// others. nil: every bound pod of lower priority may be.
+	Evictable func(p *Pod) (ok bool, why string)
 	// DropRejected: when the independent check (State.Check) rejects a
 	// placement batch's solution, the pods its faults name are left
 	// unplaced (Unschedulable, Reason ReasonCheckRejected and the fault;
@@ -663,34 +669,28 @@ func (s *Scheduler) assuming(ctx context.Context, pods []*Pod, placed map[string
 }
 
 // Preempt runs the preemption model for the pending pods of the queue (up
-// to BatchSize): they may be placed by evicting bound pods of lower
-// priority, on any node. It maximises the priority-weighted pods placed,
-// then minimises evictions; evicted pods are deleted from the state and
-// returned so that their controller can recreate them. Pods with
-// preemptionPolicy Never (NeverPreempts) are left to the placement model.
+// to BatchSize, a PodGroup's pods whole): they may be placed by evicting
+// bound pods of lower priority, on any node. It maximises the
+// priority-weighted pods placed, then minimises evictions; evicted pods are
+// deleted from the state and returned so that their controller can
+// recreate them. Pods with preemptionPolicy Never (NeverPreempts), or of a
+// PodGroup that has it, are left to the placement model. A PodGroup is
+// planned whole (gang_preempt.go).
 func (s *Scheduler) Preempt(ctx context.Context) ([]Binding, []Eviction, []Unschedulable, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var q []*Pod
 	for _, p := range s.queue() {
-		if !p.NeverPreempts && p.PodGroup == "" { // preemptionPolicy Never, and PodGroups (no workload preemption yet): left to the placement model
+		if s.state.mayPreempt(p) { // preemptionPolicy Never: left to the placement model
 			q = append(q, p)
 		}
 	}
-	if len(q) > s.cfg.BatchSize {
-		q = q[:s.cfg.BatchSize]
-	}
+	q = takeBatch(q, s.cfg.BatchSize)
 	if len(q) == 0 {
 		return nil, nil, nil, nil
 	}
 	top := q[0].Priority
-	var victims []*Pod
-	for _, p := range s.state.Pods {
-		if p.NodeName != "" && live(p) && p.Priority < top && p.PodGroup == "" { // a gang member is never evicted alone
-			victims = append(victims, p)
-		}
-	}
-	victims = victimsOnCandidateNodes(s.state, victims, q)
+	victims, _ := s.victimsBelow(top, q)
 	sort.Slice(victims, func(i, j int) bool { return victims[i].Name < victims[j].Name })
 	placed, _, err := s.solve(ctx, s.preemption, q, victims, preemptionHint(s.state, q, victims), s.cfg.Timeout)
 	if err != nil {
@@ -701,6 +701,9 @@ func (s *Scheduler) Preempt(ctx context.Context) ([]Binding, []Eviction, []Unsch
 		if placed[v.Name] == "" {
 			ev = append(ev, Eviction{Pod: v.Name, Node: v.NodeName})
 		}
+	}
+	if err := s.groupPolicies().checkDisruption(ev); err != nil {
+		return nil, nil, nil, err
 	}
 	b, u, err := s.apply(ctx, q, placed, ev)
 	return b, ev, u, err
@@ -719,7 +722,14 @@ func (s *Scheduler) Preempt(ctx context.Context) ([]Binding, []Eviction, []Unsch
 //     the other named pods placed as the plan says) is left pending for
 //     the placement model, not placed by evicting.
 //   - The evictions are minimal: every eviction the plan's placements do
-//     not need (the hard policies hold with that pod kept) is dropped.
+//     not need (the hard policies hold with that pod kept) is dropped; the
+//     pods of a PodGroup with disruptionMode all are kept or evicted
+//     together (G3).
+//   - The named pods of a PodGroup are planned as one (G1, G2): at least
+//     MinCount of its pods, with those bound, get nodes in one topology
+//     domain, or none does and nothing is evicted for them. A group whose
+//     preemptionPolicy is Never, or one of whose pods' is, is not part of
+//     the plan (ReasonGroupNeverPreempts).
 //
 // The pods placed are assumed bound, as by ScheduleBatch; the victims stay
 // in the state (the caller deletes each once it is gone: an eviction may be
@@ -739,8 +749,8 @@ func (s *Scheduler) PreemptPods(ctx context.Context, names []string) ([]Binding,
 		case !want[p.Name]:
 		case p.NeverPreempts:
 			never = append(never, Unschedulable{Pod: p.Name, Reason: "preemptionPolicy Never: no pod is evicted for it"})
-		case p.PodGroup != "":
-			never = append(never, Unschedulable{Pod: p.Name, Reason: ReasonNoWorkloadPreemption})
+		case !s.state.mayPreempt(p):
+			never = append(never, Unschedulable{Pod: p.Name, Reason: ReasonGroupNeverPreempts})
 		default:
 			q = append(q, p)
 		}
@@ -759,13 +769,7 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 	for _, p := range q {
 		low = min(low, p.Priority)
 	}
-	var victims []*Pod
-	for _, p := range s.state.Pods {
-		if p.NodeName != "" && live(p) && p.Priority < low && p.PodGroup == "" { // a gang member is never evicted alone
-			victims = append(victims, p)
-		}
-	}
-	victims = victimsOnCandidateNodes(s.state, victims, q)
+	victims, spared := s.victimsBelow(low, q)
 	unsched := func(ps []*Pod, reason string) []Unschedulable {
 		var us []Unschedulable
 		for _, p := range ps {
@@ -774,7 +778,7 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 		return us
 	}
 	if len(victims) == 0 {
-		return nil, nil, unsched(q, "no running pod of lower priority to evict"), nil
+		return nil, nil, unsched(q, "no running pod of lower priority to evict"+spared), nil
 	}
 	sort.Slice(victims, func(i, j int) bool { return victims[i].Name < victims[j].Name })
 	placed, _, err := s.solve(ctx, s.preemption, q, victims, preemptionHint(s.state, q, victims), s.cfg.Timeout)
@@ -790,7 +794,10 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 	}
 	fitsAlone := map[string]bool{}
 	for _, p := range q {
-		if placed[p.Name] == "" {
+		if placed[p.Name] == "" || p.PodGroup != "" {
+			// A PodGroup's member is placed with the others: alone it may
+			// fit where the group does not (the minimal-evictions pass
+			// drops every eviction the group does not need).
 			continue
 		}
 		kept.Pods[p.Name].NodeName = ""
@@ -818,24 +825,39 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 		after.Pods[p.Name] = &c
 		batch = append(batch, &c)
 	}
-	sort.SliceStable(evicted, func(i, j int) bool { return evicted[i].Priority > evicted[j].Priority })
 	var ev []Eviction
 	receives := map[string]bool{}
 	for _, p := range batch {
 		receives[p.NodeName] = true
 	}
-	for _, v := range evicted {
-		after.Pods[v.Name] = v
-		// Kept back on a node that receives a pod and has no room for it,
-		// the victim breaks capacity there (Check checks the capacity of
-		// those nodes): the eviction stays, without a Check of the batch.
-		if receives[v.NodeName] && !after.roomOn(v, v.NodeName) || after.Check(batch) != nil {
-			delete(after.Pods, v.Name)
-			ev = append(ev, Eviction{Pod: v.Name, Node: v.NodeName})
+	// A unit is a victim, or the evicted pods of a disruptionMode-all
+	// group, kept back or evicted together.
+	for _, unit := range s.groupPolicies().evictionUnits(evicted) {
+		for _, v := range unit {
+			after.Pods[v.Name] = v
+		}
+		keep := true
+		for _, v := range unit {
+			// Kept back on a node that receives a pod and has no room for
+			// it, the victim breaks capacity there (Check checks the
+			// capacity of those nodes): the eviction stays, without a
+			// Check of the batch.
+			if receives[v.NodeName] && !after.roomOn(v, v.NodeName) {
+				keep = false
+			}
+		}
+		if !keep || after.Check(batch) != nil {
+			for _, v := range unit {
+				delete(after.Pods, v.Name)
+				ev = append(ev, Eviction{Pod: v.Name, Node: v.NodeName})
+			}
 		}
 	}
 	if err := after.Check(batch); err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: %v", ErrCheck, err)
+	}
+	if err := s.groupPolicies().checkDisruption(ev); err != nil {
+		return nil, nil, nil, err
 	}
 	sort.Slice(ev, func(i, j int) bool { return ev[i].Pod < ev[j].Pod })
 	var rest []*Pod
@@ -846,7 +868,7 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 	}
 	bs, us, err := s.apply(ctx, rest, placed, nil)
 	for i := range us {
-		us[i].Reason = "no node even after evicting pods of lower priority"
+		us[i].Reason = "no node even after evicting pods of lower priority" + spared
 	}
 	return bs, ev, us, err
 }
@@ -984,11 +1006,6 @@ var ErrCheck = errors.New("scheduler: solution rejected by the independent check
 // the independent check did not accept (Config.DropRejected); the fault
 // follows.
 const ReasonCheckRejected = "the independent check rejected its placement"
-
-// ReasonNoWorkloadPreemption is the Reason PreemptPods gives a pod of a
-// PodGroup: no pod is evicted for a gang's member yet (workload preemption
-// is not implemented), and no gang member is a victim.
-const ReasonNoWorkloadPreemption = "pod of a PodGroup: workload preemption is not supported, no pod is evicted for it"
 
 // apply records evictions and bindings in the state.
 func (s *Scheduler) apply(ctx context.Context, pods []*Pod, placed map[string]string, ev []Eviction) ([]Binding, []Unschedulable, error) {

@@ -228,4 +228,12 @@ type PodGroup struct {
 	MinCount int64
 	// TopologyKey is schedulingConstraints.topology[0].key ("" for none).
 	TopologyKey string
+	// DisruptAll is disruptionMode all: a preemption plan evicts every
+	// live bound pod of the group or none of them (G3). Otherwise (single,
+	// the default) each is a victim of its own.
+	DisruptAll bool
+	// NeverPreempts is the PodGroup's preemptionPolicy Never: no pod is
+	// evicted for its pods (as for a group with a pod whose own
+	// preemptionPolicy is Never).
+	NeverPreempts bool
 }

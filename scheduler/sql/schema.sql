@@ -103,7 +103,8 @@ create index pod_pod_group on pod (pod_group);
 create table podgroup (
   name varchar(253) not null primary key,
   min_count integer not null,
-  topology_key varchar(253)
+  topology_key varchar(253),
+  disrupt_all integer not null             -- disruptionMode all: its bound pods are evicted together or not (G3)
 );
 
 -- The scalar resources a node offers (status.allocatable): extended
@@ -787,11 +788,26 @@ group by node_free.node_name, node_free.cpu_free, node_free.memory_free, node_fr
 
 -- PodGroups of the pods a model decides (G1): how many more members than
 -- those bound the group needs placed, if any is placed (min_count minus
--- the bound members; 0 or less: no bound).
+-- the bound members; 0 or less: no bound). Groups of the preemptors only:
+-- a victim (bound_node set) is not a member to place, and a group of
+-- victims is held by G3 (disruptionMode), not by minCount.
 create view gang_need as
 select g.name as pod_group, g.min_count - (select count(*) from bound_pod b where b.pod_group = g.name) as need
 from podgroup g
-where g.name in (select p.pod_group from batch_pod join pod p on p.name = batch_pod.pod_name);
+where g.name in (select p.pod_group from batch_pod join pod p on p.name = batch_pod.pod_name
+                 where batch_pod.bound_node is null);
+
+-- The disruptionMode-all groups with a victim in the model (preemption),
+-- and their live bound pods, victims or not (G3).
+create view gang_disrupt_all as
+select g.name as pod_group,
+       (select count(*) from pod b
+        where b.pod_group = g.name and b.node_name is not null
+          and (b.phase = 'Pending' or b.phase = 'Running')) as members
+from podgroup g
+where g.disrupt_all = 1
+  and g.name in (select p.pod_group from batch_pod join pod p on p.name = batch_pod.pod_name
+                 where batch_pod.bound_node is not null);
 
 -- PodGroups of the pods a model decides with a topology key (G2), the
 -- domains of their bound members (as bound_pod has them), and the nodes
@@ -803,7 +819,8 @@ create view gang_topology as
 select g.name as pod_group, g.topology_key
 from podgroup g
 where g.topology_key is not null
-  and g.name in (select p.pod_group from batch_pod join pod p on p.name = batch_pod.pod_name);
+  and g.name in (select p.pod_group from batch_pod join pod p on p.name = batch_pod.pod_name
+                 where batch_pod.bound_node is null);
 
 create view gang_bound_domain as
 select distinct t.pod_group, t.topology_key, bl.label_value as domain

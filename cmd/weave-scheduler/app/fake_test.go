@@ -69,6 +69,9 @@ func newFakeAPI(t *testing.T, objs ...runtime.Object) *fakeAPI {
 			if err != nil {
 				return true, nil, err
 			}
+			if dryRunEviction(ca) {
+				return true, nil, nil // the budget checked, nothing evicted
+			}
 			if linger {
 				p := obj.(*v1.Pod).DeepCopy()
 				now := metav1.Now()
@@ -88,11 +91,17 @@ func (f *fakeAPI) protect(key string, on bool) {
 	f.protected[key] = on
 }
 
-// evictions lists the pods whose eviction was requested, in order.
+// dryRunEviction reports whether an eviction request is a dry run (DeleteOptions.DryRun All).
+func dryRunEviction(ca k8stesting.CreateAction) bool {
+	ev, ok := ca.GetObject().(*policyv1.Eviction)
+	return ok && ev.DeleteOptions != nil && len(ev.DeleteOptions.DryRun) > 0
+}
+
+// evictions lists the pods whose eviction was requested (not as a dry run), in order.
 func (f *fakeAPI) evictions() []string {
 	var out []string
 	for _, a := range f.Actions() {
-		if ca, ok := a.(k8stesting.CreateAction); ok && a.GetVerb() == "create" && a.GetSubresource() == "eviction" {
+		if ca, ok := a.(k8stesting.CreateAction); ok && a.GetVerb() == "create" && a.GetSubresource() == "eviction" && !dryRunEviction(ca) {
 			out = append(out, a.GetNamespace()+"/"+ca.GetObject().(metav1.Object).GetName())
 		}
 	}

@@ -27,9 +27,12 @@ import (
 // gang.go). A group's pods wait while the PodGroup is unknown or fewer than minCount of them exist, as
 // GangScheduling's PreEnqueue keeps them.
 //
-// What is honoured without being modelled: disruptionMode and preemptionPolicy, because weave-scheduler evicts
-// no member of a PodGroup and evicts nothing for one (scheduler.ReasonNoWorkloadPreemption): a member that
-// fits nowhere waits. What is refused (the group's pending pods stay pending, the message naming the field):
+// Workload preemption (preempt_gang.go): a group left whole without a node is planned as one by the preemption
+// model, which evicts pods of lower priority, members of other groups among them. disruptionMode all makes a
+// group's bound pods victims together or not at all (scheduler.PodGroup.DisruptAll, G3); preemptionPolicy
+// Never, the PodGroup's (gate PodGroupPreemptionPolicy) or any of its pods', means nothing is evicted for the
+// group (kube-scheduler reads the group's field with the gate on and its pods' with it off; weave-scheduler
+// reads both, so it never evicts where either says Never). What is refused (the group's pending pods stay pending, the message naming the field):
 // a PodGroup with resourceClaims (dynamic resource allocation) or a parentCompositePodGroupName
 // (CompositePodGroups), and a pod whose priority differs from its PodGroup's (kube-scheduler's
 // validatePodGroup rejects that group with a SchedulerError). Where the API server does not serve
@@ -119,6 +122,12 @@ func toPodGroup(g *schedulingv1beta1.PodGroup) podGroupView {
 	}
 	if g.Spec.Priority != nil {
 		out.priority = *g.Spec.Priority
+	}
+	if m := g.Spec.DisruptionMode; m != nil && m.All != nil {
+		out.group.DisruptAll = true
+	}
+	if p := g.Spec.PreemptionPolicy; p != nil && *p == schedulingv1beta1.PreemptNever {
+		out.group.NeverPreempts = true
 	}
 	if len(g.Spec.ResourceClaims) > 0 {
 		out.refused = append(out.refused, unsupportedField{"spec.resourceClaims",
@@ -272,6 +281,15 @@ func (s *Server) podGroupOutcome(ctx context.Context, bound []bindJob, us []sche
 			continue
 		}
 		msg := groupUnschedulableMessage(g, view.group, len(failed[g]), running, failed[g][0].Reason)
+		if !s.cfg.DisablePreemption {
+			placed, why := s.preemptGroup(ctx, g, failed[g]) // preempt_gang.go: workload preemption
+			if placed {
+				continue
+			}
+			if why != "" {
+				msg += "; " + why
+			}
+		}
 		for _, u := range failed[g] {
 			ns, name, _ := strings.Cut(u.Pod, "/")
 			p, err := s.podLister.Pods(ns).Get(name)

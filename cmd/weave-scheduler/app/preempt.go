@@ -29,8 +29,8 @@ import (
 // are reported and backed off.
 //
 // Each preemptor is nominated to its node and stays assumed there in the state (so no other pod takes the
-// room). The victims are evicted through the policy/v1 Eviction subresource, which enforces
-// PodDisruptionBudgets, in the background: the victims on one preemptor's node one after the other, the
+// room). A plan leaves out the pods a PodDisruptionBudget protects now (disruption.go). The victims are
+// evicted through the policy/v1 Eviction subresource, which enforces PodDisruptionBudgets, in the background: the victims on one preemptor's node one after the other, the
 // nodes in parallel (evictWorkers requests at a time), and first the victims on nodes without a preemptor
 // (which the plan needs for constraints across nodes), which every preemptor of the plan waits for. The
 // first refusal (429 when a budget forbids it) ends the group: no further victim of it is evicted, its
@@ -309,10 +309,17 @@ func (s *Server) nominationReady(ctx context.Context, p *v1.Pod, node string, na
 // PodDisruptionBudget is not yet processed the server answers 429 with Retry-After 10 s, which client-go
 // would wait for and retry up to 10 times; the plan stops at the first refusal instead, and is retried with
 // the pod's backoff.
-func (s *Server) evict(ctx context.Context, vp *v1.Pod) error {
+func (s *Server) evict(ctx context.Context, vp *v1.Pod) error { return s.evictRequest(ctx, vp, false) }
+
+// evictRequest is evict, or with dryRun the same request as a dry run: the API server checks the
+// PodDisruptionBudgets and evicts nothing (preempt_gang.go).
+func (s *Server) evictRequest(ctx context.Context, vp *v1.Pod, dryRun bool) error {
 	ev := &policyv1.Eviction{
 		ObjectMeta:    metav1.ObjectMeta{Namespace: vp.Namespace, Name: vp.Name},
 		DeleteOptions: &metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &vp.UID}},
+	}
+	if dryRun {
+		ev.DeleteOptions.DryRun = []string{metav1.DryRunAll}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	policylisters "k8s.io/client-go/listers/policy/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -55,6 +56,7 @@ type Server struct {
 	pvLister   corelisters.PersistentVolumeLister
 	pvcLister  corelisters.PersistentVolumeClaimLister
 	scLister   storagelisters.StorageClassLister
+	pdbLister  policylisters.PodDisruptionBudgetLister
 	recorder   events.EventRecorder
 	broadcast  events.EventBroadcaster
 
@@ -126,6 +128,7 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 	if cfg.NominationTimeout <= 0 {
 		cfg.NominationTimeout = DefaultConfig().NominationTimeout
 	}
+	var srv *Server // set below; Evictable is called only by preemption plans, once the server runs
 	brain, closeDB, err := openBrain(cfg, scheduler.Config{
 		Name:        cfg.SchedulerName,
 		BatchSize:   cfg.BatchSize,
@@ -143,6 +146,7 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 		Verify:                               cfg.Verify,
 
 		DisabledPolicies: cfg.DisabledPolicies,
+		Evictable:        func(p *scheduler.Pod) (bool, string) { return srv.evictable(p) }, // disruption.go
 		// A placement the independent check rejects is left out of the batch, which keeps the rest (the check
 		// is what guards the bindings; backing off the whole batch delayed up to BatchSize pods).
 		DropRejected: true,
@@ -164,6 +168,8 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 	s.pvLister = s.factory.Core().V1().PersistentVolumes().Lister()
 	s.pvcLister = s.factory.Core().V1().PersistentVolumeClaims().Lister()
 	s.scLister = s.factory.Storage().V1().StorageClasses().Lister()
+	s.pdbLister = s.factory.Policy().V1().PodDisruptionBudgets().Lister()
+	srv = s
 	s.broadcast = events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
 	s.recorder = s.broadcast.NewRecorder(scheme.Scheme, cfg.SchedulerName)
 	return s, nil

@@ -43,6 +43,8 @@ func TestTinyRunIsWellFormed(t *testing.T) {
 		// gang: 1 seed × 2 schedulers; the stranding case, 2 schedulers.
 		{"gang", []string{"seed", "scheduler", "jobs", "complete", "partial", "topology_violations", "gpus_complete", "capacity", "demand", "idle", "share_of_capacity", "last_decision_s"}, 2, 2},
 		{"gang_stranding", []string{"run", "scheduler", "complete", "jobs", "partial", "topology_violations", "gpus_complete", "capacity"}, 2, 2},
+		// the priority case (workload preemption): 1 run × 2 schedulers.
+		{"gang_priority", []string{"run", "scheduler", "high_running", "high_bound", "high_workers", "evicted", "evicted_low_whole", "high_running_after_s"}, 2, 2},
 	}
 	for _, c := range csvs {
 		f, err := os.Open(filepath.Join(dir, c.name+".csv"))

@@ -42,15 +42,20 @@ func runGang(ctx context.Context, r *Runner) error {
 	timeout := pick(r, 5*time.Minute, 3*time.Minute, 90*time.Second)
 
 	s := r.section(9)
-	s.Paper = "Not in the paper: issue 23. kube-scheduler v1.37 places a PodGroup greedily, pod by pod, one group at a time (schedule_one_podgroup.go); " +
+	s.Paper = "Not in the paper: issue 23. kube-scheduler v1.37 places a PodGroup greedily, pod by pod, one group at a time (schedule_one_podgroup.go), " +
+		"and preempts for a PodGroup under GenericWorkload (DefaultPreemption's PodGroupPostFilter); " +
 		"weave decides the groups of a batch jointly. Goal: zero partial gangs and topology violations for weave, at least kube-scheduler's GPUs in complete gangs on every seed, " +
 		"at most half its idle GPUs over all seeds; on the stranding case weave places both jobs."
 	s.Setup = fmt.Sprintf("%d nodes of %d GPUs (`%s`, an extended resource) in %d racks (label `%s`); per seed, jobs of 2–16 workers × 1–8 GPUs (at most 24 GPUs a job), "+
 		"about half with a rack topology constraint, until demand exceeds 115%% of capacity (scheduler/sim.GangWorkload), each a PodGroup (gang, minCount = workers) "+
 		"created with its pods, job after job in the seeded order. Seeds 1–%d. Each scheduler runs alone on the cluster (kube-scheduler v1.37.2 with GenericWorkload and "+
 		"TopologyAwareWorkloadScheduling on, as is the API server; weave-scheduler b = 100), until no pod is bound for %v. Idle = min(capacity, demand) − GPUs of complete gangs. "+
-		"Stranding (Kueue #4474): nodes of 2, 1 and 1 GPUs in one rack, job A = 2 × 1 GPU then job B = 1 × 2 GPUs, both with the rack constraint, %d runs per scheduler.",
-		racks*perRack, gpusPerNode, sim.GPU, racks, sim.RackLabel, seeds, quiet, pick(r, 5, 3, 1))
+		"Stranding (Kueue #4474): nodes of 2, 1 and 1 GPUs in one rack, job A = 2 × 1 GPU then job B = 1 × 2 GPUs, both with the rack constraint, %d runs per scheduler. "+
+		"Priority case (workload preemption): two racks of %d nodes of 8 GPUs; priority-1 gangs fill them, low-whole (%d × 8 GPUs, rack, disruptionMode all) the second rack (a nodeSelector), "+
+		"%d gangs of 4 × 2 GPUs (no topology, disruptionMode single) the first; then high (priority 100, %d × 8 GPUs, rack) arrives, which fits only by emptying a rack: "+
+		"%d evictions (low-whole) or %d (the small gangs). No controller recreates an evicted pod. %d runs per scheduler, alternated; time is from high's first Create to its last pod bound.",
+		racks*perRack, gpusPerNode, sim.GPU, racks, sim.RackLabel, seeds, quiet, pick(r, 5, 3, 1),
+		pick(r, 4, 3, 2), pick(r, 4, 3, 2), pick(r, 4, 3, 2), pick(r, 4, 3, 2), pick(r, 4, 3, 2), 4*pick(r, 4, 3, 2), pick(r, 3, 2, 1))
 
 	t0 := time.Now()
 	c, stop, err := harness.StartClusterWith(ctx, func(format string, args ...any) {
@@ -94,6 +99,12 @@ func runGang(ctx context.Context, r *Runner) error {
 		if err := c.Client.CoreV1().Nodes().Delete(ctx, n.Name, metav1.DeleteOptions{}); err != nil {
 			return err
 		}
+	}
+
+	// The priority case (workload preemption), on its own nodes too (gang_priority.go).
+	prioPerRack, prioReps := pick(r, 4, 3, 2), pick(r, 3, 2, 1)
+	if err := r.gangPriorityCase(ctx, c, s, prioPerRack, prioReps, quiet, timeout); err != nil {
+		return err
 	}
 
 	var rows, trows [][]string

@@ -1,0 +1,46 @@
+package app
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/weavesql/weave/scheduler"
+)
+
+// evictable is the scheduler's Config.Evictable: a bound pod may be a preemption victim unless the Eviction API
+// would refuse its eviction now (k8s.io/kubernetes v1.37.2 pkg/registry/core/pod/storage/eviction.go): it is
+// Running (a pod of another phase is evicted whatever the budgets, canIgnorePDB) and a PodDisruptionBudget of its
+// namespace selects it (as the API reads a selector: nil selects nothing, empty everything) that allows no
+// disruption now (status.disruptionsAllowed 0, or a generation the disruption controller has not observed), or
+// more than one budget selects it (the API refuses that). Without this a plan whose victim a budget protects
+// was refused and planned again the same way after the backoff, however many other pods could make room. Not
+// read: a budget's unhealthyPodEvictionPolicy (an unready pod is then left out where the API might evict it),
+// and budgets that allow fewer disruptions than a plan's victims under them (each victim passes alone; the
+// dry run passes too, and the eviction past the budget is refused).
+func (s *Server) evictable(p *scheduler.Pod) (bool, string) {
+	if p.Phase != string(v1.PodRunning) {
+		return true, ""
+	}
+	pdbs, err := s.pdbLister.PodDisruptionBudgets(p.Namespace).List(labels.Everything())
+	if err != nil {
+		return true, "" // the Eviction API still enforces them
+	}
+	var covering []string
+	for _, b := range pdbs {
+		sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
+		if err != nil || !sel.Matches(labels.Set(p.Labels)) {
+			continue
+		}
+		covering = append(covering, b.Name)
+		if b.Status.ObservedGeneration < b.Generation || b.Status.DisruptionsAllowed <= 0 {
+			return false, fmt.Sprintf("PodDisruptionBudget %s/%s allows no disruption now", b.Namespace, b.Name)
+		}
+	}
+	if len(covering) > 1 {
+		return false, fmt.Sprintf("PodDisruptionBudgets %v select it; the Eviction API refuses more than one", covering)
+	}
+	return true, ""
+}
