@@ -41,7 +41,7 @@ type Config struct {
 	// BurstLinger applies when BatchIdle does not wait: while pods arrive
 	// in a burst (the last 4 less than 8 ms apart on average), a batch
 	// smaller than BatchSize waits for more, until BatchSize pods are
-	// pending, or 15 ms pass with no new pod, or BurstLinger passes. A
+	// pending, or 30 ms pass with no new pod, or BurstLinger passes. A
 	// burst is where deciding pods together places more of them than
 	// deciding them one by one; under a trickle a pod never waits. 0 means
 	// 200ms; negative turns the linger off.
