@@ -306,6 +306,25 @@ func batchLatency(b *testing.B, nodes, bs, running int, gpus bool) {
 	b.ReportMetric(float64(vars[len(vars)/2]), "vars-p50")
 }
 
+// positiveInts reads the environment variable name as a comma-separated
+// list of positive integers (the benchmark's sizes), or returns def when
+// it is unset.
+func positiveInts(b *testing.B, name string, def []int) []int {
+	list := os.Getenv(name)
+	if list == "" {
+		return def
+	}
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			b.Fatalf("%s: %q is not a positive number", name, f)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
 // BenchmarkPlacementQuality: the paper's heterogeneous workload (30 apps ×
 // 10 pods, exponential CPU and memory demands), one pod at a time (b = 1,
 // like kube-scheduler), in batches of 100, and all 300 in one batch, over
@@ -325,17 +344,7 @@ func BenchmarkPlacementQuality(b *testing.B) {
 	if n, err := strconv.ParseInt(os.Getenv("WEAVE_QUALITY_SEEDS"), 10, 64); err == nil && n > 0 {
 		seedCount = n
 	}
-	sizes := []int{1, 100, 300}
-	if list := os.Getenv("WEAVE_QUALITY_BATCHES"); list != "" {
-		sizes = nil
-		for _, f := range strings.Split(list, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n <= 0 {
-				b.Fatalf("WEAVE_QUALITY_BATCHES: %q is not a batch size", f)
-			}
-			sizes = append(sizes, n)
-		}
-	}
+	sizes := positiveInts(b, "WEAVE_QUALITY_BATCHES", []int{1, 100, 300})
 	for _, bs := range sizes {
 		b.Run(fmt.Sprintf("b=%d", bs), func(b *testing.B) {
 			ctx := context.Background()
@@ -517,17 +526,7 @@ func TestModelSizeFollowsTheBatch(t *testing.T) {
 // workload on those cluster sizes instead, as sub-benchmarks nodes=N, with
 // the same pods: how the per-batch cost grows with the cluster.
 func BenchmarkScaleWorkloads(b *testing.B) {
-	sizes := []int{500}
-	if list := os.Getenv("WEAVE_SCALE_NODES"); list != "" {
-		sizes = nil
-		for _, f := range strings.Split(list, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n <= 0 {
-				b.Fatalf("WEAVE_SCALE_NODES: %q is not a node count", f)
-			}
-			sizes = append(sizes, n)
-		}
-	}
+	sizes := positiveInts(b, "WEAVE_SCALE_NODES", []int{500})
 	def := func(name string) scheduler.Pod { return scheduler.Pod{Name: name, CPU: 100, Memory: 500} }
 	plain := func(prefix string) func(int) scheduler.Pod {
 		return func(i int) scheduler.Pod { return def(fmt.Sprintf("%s-%d", prefix, i)) }
