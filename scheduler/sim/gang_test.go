@@ -414,17 +414,7 @@ func groupLatency(b *testing.B, racks, perRack, bs int, disabled []string) {
 		fetch, ground, solve = append(fetch, st.Fetch), append(ground, st.Ground), append(solve, st.Solve)
 		vars = append(vars, st.Variables)
 	}
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	b.ReportMetric(ms(percentile(total, 0.5)), "p50-ms")
-	b.ReportMetric(ms(percentile(total, 0.95)), "p95-ms")
-	b.ReportMetric(ms(percentile(cpu, 0.5)), "cpu-p50-ms")
-	b.ReportMetric(ms(percentile(fetch, 0.5)), "fetch-p50-ms")
-	b.ReportMetric(ms(percentile(ground, 0.5)), "ground-p50-ms")
-	b.ReportMetric(ms(percentile(solve, 0.5)), "solve-p50-ms")
-	b.ReportMetric(float64(pods)/float64(b.N), "pods/batch")
-	b.ReportMetric(float64(placed)/float64(max(pods, 1)), "placed-share")
-	sort.Ints(vars)
-	b.ReportMetric(float64(vars[len(vars)/2]), "vars-p50")
+	reportGangBatches(b, total, cpu, fetch, ground, solve, vars, pods, placed)
 }
 
 // gangBenchDisabled: WEAVE_GANG_DISABLE lists policies to leave out of
@@ -506,6 +496,13 @@ func gangLatency(b *testing.B, racks, perRack, bs int, disabled []string) {
 		fetch, ground, solve = append(fetch, st.Fetch), append(ground, st.Ground), append(solve, st.Solve)
 		vars = append(vars, st.Variables)
 	}
+	reportGangBatches(b, total, cpu, fetch, ground, solve, vars, pods, placed)
+}
+
+// reportGangBatches reports the gang batch benchmarks' metrics: the
+// percentiles of the batches' times and phases, the pods per batch, the
+// share placed and the median variables.
+func reportGangBatches(b *testing.B, total, cpu, fetch, ground, solve []time.Duration, vars []int, pods, placed int) {
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	b.ReportMetric(ms(percentile(total, 0.5)), "p50-ms")
 	b.ReportMetric(ms(percentile(total, 0.95)), "p95-ms")
