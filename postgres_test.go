@@ -270,3 +270,60 @@ create view apart as select * from pod a join pod b on a.app = b.app and a.name 
 		}
 	}
 }
+
+// A solve reads the state with PostgreSQL's JIT compilation off: the
+// nested views of a policy pass jit_above_cost on small tables without
+// statistics, and compiling one took 16 s where running it took
+// milliseconds. Observed from inside the read transaction: the table the
+// model reads is replaced in the database by a view of the setting.
+func TestReadTransactionHasJITOff(t *testing.T) {
+	db := OpenPostgres(t)
+	ctx := context.Background()
+	m, err := Compile(`
+create table node (name varchar(10) primary key);
+create table setting (name varchar(10) not null primary key, value varchar(10) not null);
+-- @variable_columns (node nullable)
+create table pod (name varchar(10) primary key, node varchar(10) references node(name));
+-- @hard_constraint
+create view read_setting as select * from pod join setting on setting.name = pod.name
+where setting.value = 'x' or pod.node is null;
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.CreateSchema(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	// The server's default, which the read transaction must not keep
+	// (PostgreSQL's own default is on).
+	var jit string
+	if err := db.QueryRow("select current_setting('jit')").Scan(&jit); err != nil || jit != "on" {
+		t.Fatalf("the test needs a server with jit on by default: %q, %v", jit, err)
+	}
+	for _, s := range []string{
+		"drop table setting",
+		"create view setting as select cast('jit' as varchar(10)) as name, cast(current_setting('jit') as varchar(10)) as value",
+	} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Connect(db); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := m.fetch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := snap.Relations["setting"]
+	if r == nil || len(r.Rows) != 1 {
+		t.Fatalf("setting read as %+v", r)
+	}
+	if got := fmt.Sprint(r.Rows[0][1]); got != "off" {
+		t.Fatalf("jit = %q in the read transaction, want off", got)
+	}
+	// Outside the read transaction the setting is the server's again.
+	if err := db.QueryRow("select current_setting('jit')").Scan(&jit); err != nil || jit != "on" {
+		t.Fatalf("jit outside the solve: %q, %v", jit, err)
+	}
+}

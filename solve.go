@@ -150,9 +150,23 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 // the transaction and returns how long the reads took, or why they
 // failed; it must be called once.
 func (m *Model) startFetch(ctx context.Context) (snap *ground.Snapshot, finish func() (time.Duration, error), err error) {
-	tx, err := m.db.BeginTx(ctx, snapshotOptions(dialectOf(m.db)))
+	d := dialectOf(m.db)
+	tx, err := m.db.BeginTx(ctx, snapshotOptions(d))
 	if err != nil {
 		return nil, nil, dbError("starting the read transaction", err)
+	}
+	if d == dialectPostgres {
+		// The views a model reads nest correlated subqueries several
+		// deep, over tables that are small or have no statistics yet:
+		// the planner's estimates pass the cost at which PostgreSQL
+		// compiles a query (JIT), and compiling one such view took 16 s
+		// where running it takes milliseconds (the scheduler's
+		// topology_spread_domain on three nodes). The setting ends with
+		// the transaction.
+		if _, err := tx.ExecContext(ctx, "set local jit = off"); err != nil {
+			tx.Rollback()
+			return nil, nil, dbError("starting the read transaction", err)
+		}
 	}
 	snap = ground.Start(ctx, m.reads.in(tx), m.plan)
 	finish = func() (time.Duration, error) {
