@@ -145,13 +145,17 @@ type filterSet struct {
 	holders  map[topoPair][]*holderTerm
 	bound    int
 	eligible map[string]map[string]string
-	parsed   map[string]labels.Selector
-	byPtr    map[*LabelSelector]labels.Selector
+	// domains holds the distinct domains of each eligible set: a
+	// constraint's counts start from them, not from every node (15,000
+	// map entries per pod and constraint at 15,000 nodes).
+	domains map[string][]string
+	parsed  map[string]labels.Selector
+	byPtr   map[*LabelSelector]labels.Selector
 }
 
 func newFilterSet(st *State, placed []*Pod) *filterSet {
 	fs := &filterSet{st: st, pods: map[string]*filterPod{}, sel: map[string]*selection{}, holders: map[topoPair][]*holderTerm{},
-		eligible: map[string]map[string]string{}, parsed: map[string]labels.Selector{}, byPtr: map[*LabelSelector]labels.Selector{}}
+		eligible: map[string]map[string]string{}, domains: map[string][]string{}, parsed: map[string]labels.Selector{}, byPtr: map[*LabelSelector]labels.Selector{}}
 	// need is a label every pod the selection selects carries (see
 	// requiredLabel): a bound pod without it is passed over untested.
 	watch := func(id string, keys []string, need string, test func(*Pod) bool) {
@@ -414,13 +418,13 @@ func (fs *filterSet) podTopologySpread(fp *filterPod, n *Node) string {
 		if !ok {
 			return "N3 the node has no " + c.c.TopologyKey + " label"
 		}
-		domains := fs.eligibleNodes(fp, c)
+		eligible := fs.eligibleNodes(fp, c)
 		counts := map[string]int64{}
-		for _, d := range domains {
-			counts[d] += 0
+		for _, d := range fs.domains[c.eligible] {
+			counts[d] = 0
 		}
 		for _, q := range fs.sel[c.counts].pods {
-			if d, ok := domains[q.NodeName]; ok {
+			if d, ok := eligible[q.NodeName]; ok {
 				counts[d]++
 			}
 		}
@@ -472,6 +476,13 @@ func (fs *filterSet) eligibleNodes(fp *filterPod, c *kubeSpread) map[string]stri
 		}
 	}
 	fs.eligible[c.eligible] = m
+	seen := map[string]bool{}
+	for _, d := range m {
+		if !seen[d] {
+			seen[d] = true
+			fs.domains[c.eligible] = append(fs.domains[c.eligible], d)
+		}
+	}
 	return m
 }
 
