@@ -198,7 +198,7 @@ func TestDifferentialAgainstSQLite(t *testing.T) {
 		t.Fatalf("no policies: %v", err)
 	}
 	seeds := 4
-	if testing.Short() {
+	if testing.Short() || raceDetector {
 		seeds = 1
 	}
 	// The enumeration evaluates every assignment in the database, a few

@@ -211,7 +211,7 @@ func genEnforcedAllDiff(r *rand.Rand) *Model {
 // their own, and Checker answers under random assumption subsets.
 func TestAllDifferentEnforcedAgainstBruteForce(t *testing.T) {
 	n := 3000
-	if testing.Short() {
+	if testing.Short() || raceDetector {
 		n = 500
 	}
 	if v, err := strconv.Atoi(os.Getenv("CP_RANDOM_MODELS")); err == nil {

@@ -223,8 +223,8 @@ func TestGangPreemptionUsesFreeNodes(t *testing.T) {
 // nothing.
 func TestGangPreemptionAgreesWithBruteForce(t *testing.T) {
 	cases := 40
-	if testing.Short() {
-		cases = 10
+	if testing.Short() || raceDetector {
+		cases = 10 // every case in .ci/run's run without -race
 	}
 	s := newTest(t, Config{})
 	ctx := context.Background()

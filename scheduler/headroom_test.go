@@ -44,7 +44,8 @@ func roomiest(nodes []Node, pods []Pod) string {
 // memory, running pods filling them unevenly, some nodes full or far
 // overcommitted), names the node the Go restatement picks.
 func TestRoomiestNodeViewAgreesWithGo(t *testing.T) {
-	for _, d := range stateDBs() {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{})
 			ctx := context.Background()
@@ -127,7 +128,7 @@ func TestHeadroomKeepsTheRoomiestNode(t *testing.T) {
 // full has more room for a large pod than an empty small one, and N4 keeps
 // it (in percent of its own allocatable the small node would rank first).
 func TestRoomiestNodeOfMixedSizesIsTheLargestRoom(t *testing.T) {
-	for _, d := range stateDBs() {
+	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{})
 			addNodes(t, s, Node{Name: "small", CPU: 2000, Memory: 4000}, Node{Name: "large", CPU: 16000, Memory: 32000})

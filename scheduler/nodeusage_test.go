@@ -91,8 +91,9 @@ func readUsage(t *testing.T, s *Scheduler) map[string][6]int64 {
 // half is assumed bound while the second is solved) and evicted by
 // preemption plans.
 func TestNodeUsageFollowsThePods(t *testing.T) {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
 	phases := []string{PhasePending, PhaseRunning, PhaseSucceeded, PhaseFailed}
-	for _, d := range stateDBs() {
+	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{BatchSize: 6})
 			ctx := context.Background()
@@ -115,7 +116,11 @@ func TestNodeUsageFollowsThePods(t *testing.T) {
 				}
 			}
 			next, evicted := 0, 0
-			for round := 0; round < 150; round++ {
+			rounds := 150
+			if raceDetector {
+				rounds = 100 // every round in .ci/run's run without -race
+			}
+			for round := 0; round < rounds; round++ {
 				st := s.State()
 				var names []string
 				for n := range st.Pods {

@@ -3,6 +3,12 @@
 package scheduler
 
 // raceDetector: the tests run under -race, where the pure-Go SQLite is about
-// twenty times slower. The case-driven differential tests then run a share of
-// their cases (raceShare); .ci/run runs every case without -race too.
+// twenty times slower (a scheduler takes 3 s to start, not 0.15 s). The
+// tests check the policies' meaning, which the race detector does not; it
+// needs the concurrency, which every test still exercises. So under it the
+// case-driven differential tests run a share of their cases or seeds
+// (raceShare and the tests that read raceDetector), the tests over several
+// databases skip the SQLite file (raceDBs: the in-memory SQLite runs the
+// same statements), and the longest random histories are shorter. .ci/run
+// runs the package whole without -race too.
 const raceDetector = true

@@ -56,6 +56,7 @@ func nodeResourceFree(nodes []Node, pods []Pod, a arc, decided map[string]bool) 
 // resource the decided pods request, with what the Go restatement leaves;
 // none when no decided pod requests one.
 func TestNodeResourceFreeViewAgreesWithGo(t *testing.T) {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
 	phases := []string{PhasePending, PhaseRunning, PhaseRunning, PhaseSucceeded, PhaseFailed}
 	names := []string{gpu, "example.com/foo", "hugepages-2Mi"}
 	some := func(rng *rand.Rand, hi int64) map[string]int64 {
@@ -67,7 +68,7 @@ func TestNodeResourceFreeViewAgreesWithGo(t *testing.T) {
 		}
 		return m
 	}
-	for _, d := range stateDBs() {
+	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{})
 			ctx := context.Background()
@@ -218,7 +219,8 @@ func resourceCases() []resourceCase {
 // check; where a case lets a pod take one of several nodes (or none), the
 // number of pods placed is the most the nodes can take.
 func TestScalarResources(t *testing.T) {
-	for _, d := range stateDBs() {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{})
 			for _, c := range resourceCases() {
@@ -272,8 +274,9 @@ func splitAlt(s string) []string {
 // TestScalarResourcesGoFilter: the Go restatement (FeasibleNodes) agrees
 // with the solver pod by pod on the cases' clusters.
 func TestScalarResourcesGoFilter(t *testing.T) {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
 	s := newTest(t, Config{})
-	for _, c := range resourceCases() {
+	for _, c := range raceShare(resourceCases()) {
 		emptyState(t, s)
 		addNodes(t, s, c.nodes...)
 		for _, b := range c.bound {
@@ -327,7 +330,7 @@ func TestScalarResourcesCostNothingUnasked(t *testing.T) {
 // GPU pod of high priority evicts the low-priority pod holding the node's
 // GPU and no other, on every state database.
 func TestScalarResourcesPreemption(t *testing.T) {
-	for _, d := range stateDBs() {
+	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{})
 			addNodes(t, s, Node{Name: "g1", CPU: 4000, Memory: 4000, Resources: map[string]int64{gpu: 1}},

@@ -76,8 +76,11 @@ func randomSelectorPod(rng *rand.Rand, name string) Pod {
 // selectors, namespaces and spread constraints. Both answers are common.
 func TestSelectorPoliciesAgreeWithTheFilters(t *testing.T) {
 	cases := 40
-	if testing.Short() || raceDetector {
+	if testing.Short() {
 		cases = 10
+	}
+	if raceDetector {
+		cases = 5
 	}
 	var narrowing atomic.Int64
 	// The cases run in parallel (each has its own scheduler and database);
@@ -115,8 +118,13 @@ func TestSelectorPoliciesAgreeWithTheFilters(t *testing.T) {
 // check (an order of binding in which every pod passes the Filters exists,
 // or ScheduleBatch fails with ErrCheck); the model places most pods.
 func TestSelectorBatchesHaveABindingOrder(t *testing.T) {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
 	placedAll, total := 0, 0
-	for seed := int64(1); seed <= 12; seed++ {
+	seeds := int64(12)
+	if raceDetector {
+		seeds = 3
+	}
+	for seed := int64(1); seed <= seeds; seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		s := newTest(t, Config{BatchSize: 10, Timeout: 3 * time.Second, Seed: seed})
 		randomSelectorCluster(t, s, rng)

@@ -180,7 +180,8 @@ func wantPodMatch(st *State) []string {
 // (labels, terms, namespaces, terminating), deletions and namespace label
 // changes, and no row of a selector no pod uses any more.
 func TestPodMatchFollowsThePods(t *testing.T) {
-	for _, d := range stateDBs() {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{})
 			addNodes(t, s, Node{Name: "n1", CPU: 1000, Memory: 1000, Storage: 1000, Pods: 10})

@@ -36,7 +36,7 @@ func TestSpreadConstraintReadsItsOwnInclusionPolicies(t *testing.T) {
 			pod:  func(p *Pod) { p.NodeSelector = map[string]string{"pool": "new"} },
 		},
 	}
-	for _, d := range stateDBs() {
+	for _, d := range raceDBs(stateDBs()) {
 		for _, c := range cases {
 			t.Run(d.name+"/"+c.name, func(t *testing.T) {
 				s := newOn(t, d, Config{})

@@ -31,6 +31,23 @@ func stateDBs() []stateDB {
 	return []stateDB{{"memory", nil}, {"sqlite-file", openSQLiteFile}, {"postgres", func(t testing.TB) *sql.DB { return testdb.OpenPostgres(t, "weave_sched_test_") }}}
 }
 
+// raceDBs is ds without -race, and ds without the SQLite file under it:
+// the in-memory SQLite runs the same statements, at a twentieth of the
+// speed under the race detector; .ci/run runs the scheduler's tests on
+// every database without -race too.
+func raceDBs(ds []stateDB) []stateDB {
+	if !raceDetector {
+		return ds
+	}
+	var out []stateDB
+	for _, d := range ds {
+		if d.name != "sqlite-file" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 func openSQLiteFile(t testing.TB) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "state.db"))
@@ -109,7 +126,8 @@ func bindingsOf(placed map[string]string) []string {
 // every database: each pod on a node the Go filter accepts, the database
 // holding the same bindings and the booleans as written.
 func TestStateDBPlacement(t *testing.T) {
-	for _, d := range stateDBs() {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{BatchSize: 10})
 			ctx := context.Background()
@@ -196,7 +214,7 @@ func contains(l []string, x string) bool {
 // TestStateDBPreemption: the paper's cross-node preemption (Fig. 3) on
 // every database; the evicted pod leaves the database.
 func TestStateDBPreemption(t *testing.T) {
-	for _, d := range stateDBs() {
+	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{})
 			ctx := context.Background()
@@ -228,7 +246,8 @@ func TestStateDBPreemption(t *testing.T) {
 // bindings are the scheduler's; the single-pod plugin cases agree with the
 // Go filter.
 func TestStateDBChecked(t *testing.T) {
-	for _, d := range stateDBs()[1:] {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	for _, d := range raceDBs(stateDBs()[1:]) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{BatchSize: 12, Timeout: 2 * time.Second, Seed: 3})
 			ctx := context.Background()
@@ -298,7 +317,7 @@ func TestStateDBChecked(t *testing.T) {
 // database that a scheduler with other policies used (N4's views, built on
 // node_free, present or not) starts and places pods.
 func TestStateDBRestartWithAnotherPolicySelection(t *testing.T) {
-	for _, d := range stateDBs()[1:] {
+	for _, d := range raceDBs(stateDBs()[1:]) {
 		t.Run(d.name, func(t *testing.T) {
 			db := d.open(t)
 			for i, off := range [][]string{nil, {"N4"}, nil} {
@@ -323,7 +342,7 @@ func TestStateDBRestartWithAnotherPolicySelection(t *testing.T) {
 // used finds it empty and correct: stale rows are gone, and a view the
 // earlier run left with a wrong definition is replaced.
 func TestStateDBRestart(t *testing.T) {
-	for _, d := range stateDBs()[1:] {
+	for _, d := range raceDBs(stateDBs()[1:]) {
 		t.Run(d.name, func(t *testing.T) {
 			db := d.open(t)
 			cfg := Config{DB: db, BatchIdle: -1, Timeout: 10 * time.Second, Verify: true}
@@ -376,7 +395,7 @@ func TestStateDBRestart(t *testing.T) {
 // TestStateDBForeignTables: New refuses a database whose scheduler tables
 // it did not create, and leaves them alone.
 func TestStateDBForeignTables(t *testing.T) {
-	for _, d := range stateDBs()[1:] {
+	for _, d := range raceDBs(stateDBs()[1:]) {
 		t.Run(d.name, func(t *testing.T) {
 			db := d.open(t)
 			if _, err := db.Exec("create table pod (name varchar(10), owner varchar(10))"); err != nil {
@@ -543,7 +562,8 @@ func TestStateDBAnalyzes(t *testing.T) {
 // label, and spreading over zones by a selector. Each pod lands where the
 // Filters allow it, in an order of binding the Go check finds.
 func TestStateDBSelectors(t *testing.T) {
-	for _, d := range stateDBs() {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{BatchSize: 10})
 			ctx := context.Background()

@@ -189,7 +189,7 @@ func wholeDomainCost(nodes []Node, pods []Pod, groups []PodGroup, batch map[stri
 // GPUs and a second resource), is the Go restatement's.
 func TestWholeDomainCostAgreesWithGo(t *testing.T) {
 	const other = "example.com/fpga"
-	for _, d := range stateDBs() {
+	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{})
 			ctx := context.Background()
