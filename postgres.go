@@ -51,6 +51,18 @@ func snapshotOptions(d dialect) *sql.TxOptions {
 	return &sql.TxOptions{ReadOnly: true}
 }
 
+// jitOff turns PostgreSQL's JIT compilation off until the end of tx, for
+// the reads of a solve and the checks of verification. The views a model
+// reads nest correlated subqueries several deep, over tables that are
+// small or have no statistics yet: the planner's estimates pass the cost
+// at which PostgreSQL compiles a query (jit_above_cost), and compiling one
+// such view took 16 s where running it takes milliseconds (the
+// scheduler's topology_spread_domain on three nodes).
+func jitOff(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, "set local jit = off")
+	return err
+}
+
 // dbError wraps a database error of a phase ("reading the state",
 // "verify"), saying so plainly when the connection itself was lost: the
 // solve then returns no result, and the next one reconnects.

@@ -156,14 +156,7 @@ func (m *Model) startFetch(ctx context.Context) (snap *ground.Snapshot, finish f
 		return nil, nil, dbError("starting the read transaction", err)
 	}
 	if d == dialectPostgres {
-		// The views a model reads nest correlated subqueries several
-		// deep, over tables that are small or have no statistics yet:
-		// the planner's estimates pass the cost at which PostgreSQL
-		// compiles a query (JIT), and compiling one such view took 16 s
-		// where running it takes milliseconds (the scheduler's
-		// topology_spread_domain on three nodes). The setting ends with
-		// the transaction.
-		if _, err := tx.ExecContext(ctx, "set local jit = off"); err != nil {
+		if err := jitOff(ctx, tx); err != nil {
 			tx.Rollback()
 			return nil, nil, dbError("starting the read transaction", err)
 		}

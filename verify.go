@@ -108,11 +108,9 @@ func (m *Model) openVerifier(ctx context.Context) (*verifier, error) {
 		}
 		vr.tx = tx
 		// The temporary tables have no statistics until analysed (fill
-		// analyses large ones): the planner's guesses for the correlated
-		// subqueries of a check can reach the cost at which PostgreSQL
-		// compiles a query (JIT), which takes a second where running it
-		// takes a millisecond.
-		if _, err := tx.ExecContext(ctx, "set local jit = off"); err != nil {
+		// analyses large ones), so a check's estimates pass the JIT cost
+		// too.
+		if err := jitOff(ctx, tx); err != nil {
 			vr.close()
 			return nil, dbError("verify", err)
 		}
