@@ -62,8 +62,8 @@ type Config struct {
 	// UnplacedImprovementTimeout is ImprovementTimeout while the
 	// placement found leaves a pod without a node and the solver has not
 	// proven that no placement places more (Weave's
-	// SolveOptions.WideGapImprovementTimeout, with a gap of one pod's
-	// reward): a batch that places every pod it can still ends after
+	// SolveOptions.WideGapImprovementTimeout, with a gap of half a pod's
+	// reward: wideGapPlacement): a batch that places every pod it can still ends after
 	// ImprovementTimeout, one that may be a tight packing away from
 	// placing another pod searches longer. 0 means 100ms; negative
 	// turns it off.
@@ -576,6 +576,17 @@ func (s *Scheduler) SchedulePending(ctx context.Context) ([]Binding, []Unschedul
 	return s.apply(ctx, q, placed, nil)
 }
 
+// wideGapPlacement is the gap above which a placement batch waits
+// UnplacedImprovementTimeout: half a pod's reward. Placing one more pod
+// gains its reward less what it costs the other soft policies (N4's room
+// on the roomiest node, N5's whole domains: up to 500 points per key and
+// resource, the balancing scores' least spare), so the gap it leaves is
+// below a whole reward: with the whole reward less one as the bound, a
+// gang the greedy hint stranded was given 5 ms, not 100, to be found
+// (TestGangStrandingSim failed on a loaded machine). Those costs stay
+// far below half a reward.
+const wideGapPlacement = baseWeight / 2
+
 // splitBudget bounds a batch's solves, in Timeouts. A batch no solve
 // answers in time is split in halves, each solved with its share of
 // Timeout (the pods' share: smaller models solve sooner), so each level
@@ -885,10 +896,11 @@ func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*
 	if err := s.exec(ctx, append(loadModelPods(all, victims, hint), a.write()...)); err != nil {
 		return nil, nil, err
 	}
-	// The longer wait applies while the gap is at least one pod's reward:
-	// in a placement batch any pod's; in a plan a preemptor's, which
-	// outweighs every victim (an evicted victim loses its own reward).
-	improvement, unplaced, gap, wide := s.cfg.ImprovementTimeout, s.cfg.UnplacedImprovementTimeout, s.cfg.GapLimit, int64(baseWeight-1)
+	// The longer wait applies while the gap may hide one more pod placed:
+	// in a placement batch half a pod's reward (wideGapPlacement); in a
+	// plan a preemptor's, which outweighs every victim (an evicted victim
+	// loses its own reward).
+	improvement, unplaced, gap, wide := s.cfg.ImprovementTimeout, s.cfg.UnplacedImprovementTimeout, s.cfg.GapLimit, int64(wideGapPlacement)
 	if m == s.preemption {
 		// A plan's evictions are worth minimising to the end.
 		improvement, unplaced, gap = s.cfg.PreemptionImprovementTimeout, s.cfg.PreemptionUnplacedImprovementTimeout, 0
