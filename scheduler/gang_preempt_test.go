@@ -226,13 +226,23 @@ func TestGangPreemptionAgreesWithBruteForce(t *testing.T) {
 	if testing.Short() || raceDetector {
 		cases = 10 // every case in .ci/run's run without -race
 	}
-	s := newTest(t, Config{})
+	// The even cases have a PodDisruptionBudget over some low pods that
+	// allows 1 or 2 disruptions (P3) over three in four low pods, drawn from a second generator so that
+	// the clusters are those of the cases without it.
+	budgetOf := map[string]bool{}
+	var allowed int64
+	s := newTest(t, Config{DisruptionBudget: func(p *Pod) (string, int64) {
+		if budgetOf[p.Name] {
+			return "default/pdb", allowed
+		}
+		return "", 0
+	}})
 	ctx := context.Background()
 	nodes := []Node{gpuNode("n0", "r0", 4), gpuNode("n1", "r0", 4), gpuNode("n2", "r1", 4), gpuNode("n3", "r1", 4)}
-	var fit, noFit, wholeGroups int // the kinds of case met: the test is not vacuous
+	var fit, noFit, wholeGroups, budgetBinds int // the kinds of case met: the test is not vacuous
 	defer func() {
-		t.Logf("%d cases: %d fit by evicting, %d do not; %d evict a disruptionMode-all group", cases, fit, noFit, wholeGroups)
-		if !t.Failed() && (fit == 0 || noFit == 0 || wholeGroups == 0) {
+		t.Logf("%d cases: %d fit by evicting, %d do not; %d evict a disruptionMode-all group; the budget changes %d", cases, fit, noFit, wholeGroups, budgetBinds)
+		if !t.Failed() && (fit == 0 || noFit == 0 || wholeGroups == 0 || budgetBinds == 0) {
 			t.Errorf("the seeds miss a kind of case")
 		}
 	}()
@@ -268,12 +278,25 @@ func TestGangPreemptionAgreesWithBruteForce(t *testing.T) {
 			key = "rack"
 		}
 		names := highGang(t, s, PodGroup{Name: "hi", MinCount: int64(k), TopologyKey: key}, k, gpus)
-		want := bruteForceEvictions(nodes, low, groups, k, gpus, rack)
+		clear(budgetOf)
+		brng := rand.New(rand.NewSource(seed + 1000))
+		if seed%2 == 0 {
+			allowed = 1 + brng.Int63n(2)
+			for _, p := range low {
+				if brng.Intn(4) != 0 {
+					budgetOf[p.Name] = true
+				}
+			}
+		}
+		want := bruteForceEvictions(nodes, low, groups, k, gpus, rack, budgetOf, allowed)
+		if len(budgetOf) > 0 && want != bruteForceEvictions(nodes, low, groups, k, gpus, rack, nil, 0) {
+			budgetBinds++
+		}
 		bs, ev, _, err := s.PreemptPods(ctx, names)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		desc := fmt.Sprintf("seed %d: gang %d × %d GPUs (rack %v), groups %+v, low %v", seed, k, gpus, rack, groups, lowText(low))
+		desc := fmt.Sprintf("seed %d: gang %d × %d GPUs (rack %v), groups %+v, low %v, budget over %v allowing %d", seed, k, gpus, rack, groups, lowText(low), sortedKeys(budgetOf), allowed)
 		for _, e := range ev {
 			if p := s.State().Pods[e.Pod]; p != nil && p.PodGroup != "" && s.State().PodGroups[p.PodGroup].DisruptAll {
 				wholeGroups++
@@ -303,8 +326,9 @@ func lowText(low []Pod) string {
 }
 
 // bruteForceEvictions is the fewest pods whose eviction, in whole units (a pod, or every pod of a
-// disruptionMode-all group), lets k pods of gpus GPUs fit (in one rack when rack); -1 when none does.
-func bruteForceEvictions(nodes []Node, low []Pod, groups []PodGroup, k int, gpus int64, rack bool) int {
+// disruptionMode-all group), lets k pods of gpus GPUs fit (in one rack when rack), evicting at most allowed
+// of the pods in budget; -1 when none does.
+func bruteForceEvictions(nodes []Node, low []Pod, groups []PodGroup, k int, gpus int64, rack bool, budget map[string]bool, allowed int64) int {
 	all := map[string]bool{}
 	for _, g := range groups {
 		if g.DisruptAll {
@@ -335,6 +359,15 @@ func bruteForceEvictions(nodes []Node, low []Pod, groups []PodGroup, k int, gpus
 			}
 		}
 		if best >= 0 && n >= best {
+			continue
+		}
+		var under int64
+		for i := range gone {
+			if budget[low[i].Name] {
+				under++
+			}
+		}
+		if under > allowed {
 			continue
 		}
 		free := map[string]int64{}

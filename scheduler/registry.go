@@ -76,6 +76,7 @@ var Policies = []Policy{
 	{"n5_whole_domains.sql", "N5", "new: keep whole domains free for waiting PodGroups (anti-fragmentation)", false, []ModelKind{Placement}},
 	{"p01_place_pods.sql", "P1", "scheduling queue (unplaced pods get no node)", false, both},
 	{"p02_evictions.sql", "P2", "new: cross-node preemption (DefaultPreemption)", false, []ModelKind{Preemption}},
+	{"p03_disruption_budgets.sql", "P3", "PodDisruptionBudget (the Eviction API: at most disruptionsAllowed of a budget's pods)", true, []ModelKind{Preemption}},
 	{"s01_spread_group.sql", "S1", "SelectorSpread", false, both},
 	{"s02_least_requested_cpu.sql", "S2", "NodeResourcesFit LeastAllocated (CPU)", false, both},
 	{"s03_least_requested_memory.sql", "S3", "NodeResourcesFit LeastAllocated (memory)", false, both},

@@ -98,6 +98,13 @@ type Config struct {
 	// eviction a PodDisruptionBudget forbids now, so that a plan evicts
 	// others. nil: every bound pod of lower priority may be.
 	Evictable func(p *Pod) (ok bool, why string)
+	// DisruptionBudget, if set, names the PodDisruptionBudget that limits
+	// a bound pod's eviction and the disruptions it allows now ("" if
+	// none): a preemption plan evicts at most allowed of one budget's pods
+	// (P3), as the Eviction API refuses the eviction past it.
+	// weave-scheduler reads the one budget that selects a Running pod and
+	// its status.disruptionsAllowed. nil: no budget limits a plan.
+	DisruptionBudget func(p *Pod) (budget string, allowed int64)
 	// DropRejected: when the independent check (State.Check) rejects a
 	// placement batch's solution, the pods its faults name are left
 	// unplaced (Unschedulable, Reason ReasonCheckRejected and the fault;
@@ -716,6 +723,9 @@ func (s *Scheduler) Preempt(ctx context.Context) ([]Binding, []Eviction, []Unsch
 	if err := s.groupPolicies().checkDisruption(ev); err != nil {
 		return nil, nil, nil, err
 	}
+	if err := s.checkBudgets(ev); err != nil {
+		return nil, nil, nil, err
+	}
 	b, u, err := s.apply(ctx, q, placed, ev)
 	return b, ev, u, err
 }
@@ -870,6 +880,9 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 	if err := s.groupPolicies().checkDisruption(ev); err != nil {
 		return nil, nil, nil, err
 	}
+	if err := s.checkBudgets(ev); err != nil {
+		return nil, nil, nil, err
+	}
 	sort.Slice(ev, func(i, j int) bool { return ev[i].Pod < ev[j].Pod })
 	var rest []*Pod
 	for _, p := range q {
@@ -893,7 +906,11 @@ func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*
 	if m == s.placement {
 		a = s.arc
 	}
-	if err := s.exec(ctx, append(loadModelPods(all, victims, hint), a.write()...)); err != nil {
+	load := append(loadModelPods(all, victims, hint), a.write()...)
+	if m == s.preemption {
+		load = append(load, s.victimBudgets(victims)...)
+	}
+	if err := s.exec(ctx, load); err != nil {
 		return nil, nil, err
 	}
 	// The longer wait applies while the gap may hide one more pod placed:

@@ -296,6 +296,16 @@ create table pending_pod (
   pod_group varchar(253)                   -- its PodGroup, if any
 );
 
+-- The PodDisruptionBudget that limits a victim's eviction and the
+-- disruptions it allows now (Config.DisruptionBudget), for the victims of
+-- a preemption plan that one selects: P3 evicts at most allowed of a
+-- budget's victims.
+create table victim_budget (
+  pod_name varchar(253) not null primary key,
+  budget varchar(253) not null,
+  allowed integer not null
+);
+
 -- The sampled nodes: the arc's, and those the batch's pods need
 -- (node_sample_node). Computed by the database. Each disjunct is one
 -- range of node_sample_key (an arc past the ring's end is two) or a

@@ -16,10 +16,9 @@ import (
 // namespace selects it (as the API reads a selector: nil selects nothing, empty everything) that allows no
 // disruption now (status.disruptionsAllowed 0, or a generation the disruption controller has not observed), or
 // more than one budget selects it (the API refuses that). Without this a plan whose victim a budget protects
-// was refused and planned again the same way after the backoff, however many other pods could make room. Not
-// read: a budget's unhealthyPodEvictionPolicy (an unready pod is then left out where the API might evict it),
-// and budgets that allow fewer disruptions than a plan's victims under them (each victim passes alone; the
-// dry run passes too, and the eviction past the budget is refused).
+// was refused and planned again the same way after the backoff, however many other pods could make room. A
+// budget that allows some disruptions is counted by the plan (disruptionBudget, P3). Not read: a budget's
+// unhealthyPodEvictionPolicy (an unready pod is then left out where the API might evict it).
 func (s *Server) evictable(p *scheduler.Pod) (bool, string) {
 	if p.Phase != string(v1.PodRunning) {
 		return true, ""
@@ -43,4 +42,31 @@ func (s *Server) evictable(p *scheduler.Pod) (bool, string) {
 		return false, fmt.Sprintf("PodDisruptionBudgets %v select it; the Eviction API refuses more than one", covering)
 	}
 	return true, ""
+}
+
+// disruptionBudget is the scheduler's Config.DisruptionBudget: the one PodDisruptionBudget of its namespace that
+// selects a Running pod, and the disruptions it allows now (status.disruptionsAllowed), which a plan's evictions
+// of its pods may not exceed (P3): each eviction takes one from it, and the Eviction API refuses the one past it.
+// A pod of another phase, or that no budget or several select (evictable leaves it out then), has none.
+func (s *Server) disruptionBudget(p *scheduler.Pod) (string, int64) {
+	if p.Phase != string(v1.PodRunning) {
+		return "", 0
+	}
+	pdbs, err := s.pdbLister.PodDisruptionBudgets(p.Namespace).List(labels.Everything())
+	if err != nil {
+		return "", 0
+	}
+	var name string
+	var allowed int64
+	for _, b := range pdbs {
+		sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
+		if err != nil || !sel.Matches(labels.Set(p.Labels)) {
+			continue
+		}
+		if name != "" {
+			return "", 0 // several: not evictable at all
+		}
+		name, allowed = b.Namespace+"/"+b.Name, int64(b.Status.DisruptionsAllowed)
+	}
+	return name, allowed
 }

@@ -225,3 +225,39 @@ func TestEvictableReadsBudgetsAsTheEvictionAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestPodGroupPreemptionCountsABudgetThatAllowsOne: a PodDisruptionBudget selects low-a and low-b and allows one
+// disruption. Each alone may be evicted, but emptying r1 takes both, which the Eviction API would refuse after
+// the first (that pod evicted, the gang unbound): the plan counts the budget (P3) and empties r2 instead, and
+// neither low-a's nor low-b's eviction is asked for.
+func TestPodGroupPreemptionCountsABudgetThatAllowsOne(t *testing.T) {
+	objs := gangPreemptionCluster()
+	for _, o := range objs {
+		if p, ok := o.(*v1.Pod); ok && (p.Name == "low-a" || p.Name == "low-b") {
+			p.Labels = map[string]string{"app": "pair"}
+		}
+	}
+	objs = append(objs, &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "w", Name: "pair", Generation: 1},
+		Spec:   policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(1)), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "pair"}}},
+		Status: policyv1.PodDisruptionBudgetStatus{ObservedGeneration: 1, DisruptionsAllowed: 1, CurrentHealthy: 2, DesiredHealthy: 1, ExpectedPods: 2}})
+	f := newFakeAPI(t, objs...)
+	servePodGroups(f)
+	s := startFake(t, f, nil)
+	eventually(t, "low-a's budget read: w/pair allowing 1", 5*time.Second, func() bool {
+		b, allowed := s.disruptionBudget(&scheduler.Pod{Name: "w/low-a", Namespace: "w", Phase: scheduler.PhaseRunning, Labels: map[string]string{"app": "pair"}})
+		return b == "w/pair" && allowed == 1
+	})
+	eventually(t, "the gang bound", 20*time.Second, func() bool {
+		return f.pod(t, "w", "hi-0").Spec.NodeName != "" && f.pod(t, "w", "hi-1").Spec.NodeName != ""
+	})
+	nodes := []string{f.pod(t, "w", "hi-0").Spec.NodeName, f.pod(t, "w", "hi-1").Spec.NodeName}
+	sort.Strings(nodes)
+	if !reflect.DeepEqual(nodes, []string{"r2-a", "r2-b"}) {
+		t.Errorf("gang bound to %v, want r2-a and r2-b", nodes)
+	}
+	got := f.evictions()
+	sort.Strings(got)
+	if !reflect.DeepEqual(got, []string{"w/low-c", "w/low-d0", "w/low-d1"}) {
+		t.Errorf("evictions %v, want exactly low-c, low-d0 and low-d1", got)
+	}
+}

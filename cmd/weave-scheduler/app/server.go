@@ -147,6 +147,7 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 
 		DisabledPolicies: cfg.DisabledPolicies,
 		Evictable:        func(p *scheduler.Pod) (bool, string) { return srv.evictable(p) }, // disruption.go
+		DisruptionBudget: func(p *scheduler.Pod) (string, int64) { return srv.disruptionBudget(p) },
 		// A placement the independent check rejects is left out of the batch, which keeps the rest (the check
 		// is what guards the bindings; backing off the whole batch delayed up to BatchSize pods).
 		DropRejected: true,
