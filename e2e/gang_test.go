@@ -162,13 +162,20 @@ func TestLiveGangs(t *testing.T) {
 // whole in one rack, and kube-scheduler v1.37.2's Filter plugins accept every binding of the final state.
 // E2E_WEAVE_DISABLE=G3 (disruptionMode not modelled) makes it evict two of l1's pods and fail. With a
 // PodDisruptionBudget over the plain pods (all pods Running; no disruption controller runs here, so the budget
-// allows nothing), the plan leaves them out and evicts l1 whole instead: its four pods, no plain pod.
+// allows nothing), the plan leaves them out and evicts l1 whole instead: its four pods, no plain pod. With the
+// budget's status set to allow two disruptions (as the disruption controller would), each plain pod alone may be
+// evicted, but the plan needs three of them, and the Eviction API would refuse the third after the first two
+// went: the plan counts the budget (P3) and evicts l1 whole too. E2E_WEAVE_DISABLE=P3 makes that case fail.
 func TestLiveGangPreemption(t *testing.T) {
-	t.Run("plain", func(t *testing.T) { liveGangPreemption(t, false) })
-	t.Run("budget", func(t *testing.T) { liveGangPreemption(t, true) })
+	t.Run("plain", func(t *testing.T) { liveGangPreemption(t, -1) })
+	t.Run("budget", func(t *testing.T) { liveGangPreemption(t, 0) })
+	t.Run("budget allowing two", func(t *testing.T) { liveGangPreemption(t, 2) })
 }
 
-func liveGangPreemption(t *testing.T, budget bool) {
+// liveGangPreemption runs TestLiveGangPreemption's case; allowed < 0: no budget; 0: a budget whose status no
+// controller sets (it allows nothing); > 0: a budget whose status allows that many disruptions.
+func liveGangPreemption(t *testing.T, allowed int32) {
+	budget := allowed >= 0
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	c := harness.StartWith(t, harness.Options{FeatureGates: map[string]bool{"GenericWorkload": true, "TopologyAwareWorkloadScheduling": true}})
@@ -234,10 +241,20 @@ func liveGangPreemption(t *testing.T, budget bool) {
 			}
 		}
 		pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "plain"},
-			Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(7)),
+			Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(7 - max(allowed, 0))),
 				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "plain"}}}}
-		if _, err := c.Client.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+		created, err := c.Client.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, pdb, metav1.CreateOptions{})
+		if err != nil {
 			t.Fatal(err)
+		}
+		if allowed > 0 {
+			// What the disruption controller would write: seven healthy of at least 7 - allowed.
+			created.Status = policyv1.PodDisruptionBudgetStatus{ObservedGeneration: created.Generation, DisruptionsAllowed: allowed,
+				CurrentHealthy: 7, DesiredHealthy: 7 - allowed, ExpectedPods: 7}
+			if _, err := c.Client.PolicyV1().PodDisruptionBudgets(ns).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Second) // weave-scheduler's informer sees the status before h arrives
 		}
 	}
 	gang("h", 2, 4, 100, false)

@@ -66,7 +66,7 @@ func TestTinyRunIsWellFormed(t *testing.T) {
 			t.Errorf("%s.csv has %d rows, want %d..%d", c.name, n, c.minRows, c.maxRows)
 		}
 	}
-	figures := []string{"placed_over_time", "latency_per_pod", "latency_breakdown", "model_size", "quality", "preemption", "scale_throughput", "ablation_time", "ablation_size", "latency_cdf_basic", "latency_cdf_nginx_redis"}
+	figures := []string{"placed_over_time", "latency_per_pod", "latency_breakdown", "model_size", "quality", "preemption", "scale_throughput", "ablation_time", "ablation_size", "latency_cdf_basic", "latency_cdf_nginx_redis", "gang_idle", "gang_priority"}
 	for _, name := range figures {
 		f, err := os.Open(filepath.Join(dir, name+".png"))
 		if err != nil {

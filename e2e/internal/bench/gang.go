@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"gonum.org/v1/plot"
+
 	"github.com/weavesql/weave/e2e/harness"
 	"github.com/weavesql/weave/scheduler"
 	"github.com/weavesql/weave/scheduler/sim"
@@ -145,6 +147,9 @@ func runGang(ctx context.Context, r *Runner) error {
 	if err := r.writeCSV(s, "gang_stranding", []string{"run", "scheduler", "complete", "jobs", "partial", "topology_violations", "gpus_complete", "capacity"}, strandRows); err != nil {
 		return err
 	}
+	if err := r.gangIdleFigure(s, seeds, perSeed); err != nil {
+		return err
+	}
 	s.Tables = append(s.Tables, table([]string{"seed", "scheduler", "gangs fully running", "GPUs in complete gangs (of capacity)", "partial gangs",
 		"topology violations", "last decision"}, trows))
 	s.Tables = append(s.Tables, table([]string{"stranding case", "runs with both jobs complete"}, strandTable))
@@ -163,6 +168,29 @@ func runGang(ctx context.Context, r *Runner) error {
 			seeds, idle[weaveName], idle[kubeName], orNone(below), verdict))
 	}
 	return nil
+}
+
+// gangIdleFigure draws the GPUs each scheduler leaves idle per seed (min(capacity, demand) − GPUs of complete
+// gangs), and over all seeds, side by side: the goal is weave's bar at most half of kube's in the last
+// group and at most kube's in every other.
+func (r *Runner) gangIdleFigure(s *Section, seeds int, perSeed map[int64]map[string]gangOutcome) error {
+	names := r.schedulers()
+	var groups []string
+	var vals [][]float64
+	total := make([]float64, len(names))
+	for seed := int64(1); seed <= int64(seeds); seed++ {
+		groups = append(groups, fmt.Sprintf("seed %d", seed))
+		row := make([]float64, len(names))
+		for i, name := range names {
+			row[i] = float64(perSeed[seed][name].idle())
+			total[i] += row[i]
+		}
+		vals = append(vals, row)
+	}
+	groups = append(groups, "all seeds")
+	vals = append(vals, total)
+	return r.barFigure(s, "gang_idle", "Idle GPUs: min(capacity, demand) − GPUs in complete gangs (fewer is better)", "GPUs", groups, names, vals,
+		func(p *plot.Plot) { p.Y.Min, p.Y.Max = 0, 1.3*maxOf(vals) })
 }
 
 func orNone(xs []string) string {
@@ -314,4 +342,15 @@ func createGangJobs(ctx context.Context, c *harness.Cluster, ns, schedName strin
 		}
 	}
 	return nil
+}
+
+// maxOf is the largest of vals (0 if none), for an axis with room above the bars for the legend.
+func maxOf(vals [][]float64) float64 {
+	m := 0.0
+	for _, row := range vals {
+		for _, v := range row {
+			m = max(m, v)
+		}
+	}
+	return max(m, 1)
 }

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"gonum.org/v1/plot"
+
 	"github.com/weavesql/weave/e2e/harness"
 	"github.com/weavesql/weave/scheduler"
 	"github.com/weavesql/weave/scheduler/sim"
@@ -200,6 +202,33 @@ func (r *Runner) gangPriorityRun(ctx context.Context, c *harness.Cluster, ns, na
 	return out, c.Client.SchedulingV1beta1().PodGroups(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
 }
 
+// gangPriorityAgg is one scheduler's runs of the priority case: runs with the high gang running, runs that
+// evicted low-whole in part, and per run the pods evicted and (running runs) the time to the high gang running.
+type gangPriorityAgg struct {
+	running, wholePartial int
+	evicted, times        []float64
+}
+
+// gangPriorityFigure draws the pods each scheduler evicted per run of the priority case, side by side; fewest is
+// the least any plan needs (low-whole's pods).
+func (r *Runner) gangPriorityFigure(s *Section, reps, fewest int, res map[string]*gangPriorityAgg) error {
+	names := r.schedulers()
+	var groups []string
+	var vals [][]float64
+	for rep := 0; rep < reps; rep++ {
+		groups = append(groups, fmt.Sprintf("run %d", rep+1))
+		row := make([]float64, len(names))
+		for i, name := range names {
+			if a := res[name]; a != nil && rep < len(a.evicted) {
+				row[i] = a.evicted[rep]
+			}
+		}
+		vals = append(vals, row)
+	}
+	title := fmt.Sprintf("Priority case: pods evicted for the high gang (fewest possible %d)", fewest)
+	return r.barFigure(s, "gang_priority", title, "pods evicted", groups, names, vals, func(p *plot.Plot) { p.Y.Min, p.Y.Max = 0, 1.3*maxOf(vals) })
+}
+
 // gangPriorityCase runs the priority case for each scheduler, reps times alternated, on its own nodes
 // (removed afterwards), and adds its CSV, table and finding to s.
 func (r *Runner) gangPriorityCase(ctx context.Context, c *harness.Cluster, s *Section, perRack, reps int, quiet, timeout time.Duration) error {
@@ -208,11 +237,7 @@ func (r *Runner) gangPriorityCase(ctx context.Context, c *harness.Cluster, s *Se
 		return err
 	}
 	var rows, trows [][]string
-	type agg struct {
-		running, wholePartial int
-		evicted, times        []float64
-	}
-	res := map[string]*agg{}
+	res := map[string]*gangPriorityAgg{}
 	for rep := 1; rep <= reps; rep++ {
 		for _, name := range r.schedulers() {
 			out, err := r.gangPriorityRun(ctx, c, fmt.Sprintf("prio-%s-%d", shortName(name), rep), name, perRack, quiet, timeout)
@@ -221,7 +246,7 @@ func (r *Runner) gangPriorityCase(ctx context.Context, c *harness.Cluster, s *Se
 			}
 			a := res[name]
 			if a == nil {
-				a = &agg{}
+				a = &gangPriorityAgg{}
 				res[name] = a
 			}
 			runs := out.highBound == out.highWorkers
@@ -246,6 +271,9 @@ func (r *Runner) gangPriorityCase(ctx context.Context, c *harness.Cluster, s *Se
 		}
 	}
 	if err := r.writeCSV(s, "gang_priority", []string{"run", "scheduler", "high_running", "high_bound", "high_workers", "evicted", "evicted_low_whole", "high_running_after_s"}, rows); err != nil {
+		return err
+	}
+	if err := r.gangPriorityFigure(s, reps, perRack, res); err != nil {
 		return err
 	}
 	for _, name := range r.schedulers() {
