@@ -34,12 +34,15 @@ type fakeAPI struct {
 	*fake.Clientset
 	mu        sync.Mutex
 	protected map[string]bool // pods (ns/name) a PodDisruptionBudget protects: their eviction gets a 429
-	linger    bool            // evicted pods stay terminating until the test deletes them (graceful deletion)
+	// refused: pods whose real eviction gets a 429 while its dry run passes, as when a budget's allowance
+	// drops between the two
+	refused map[string]bool
+	linger  bool // evicted pods stay terminating until the test deletes them (graceful deletion)
 }
 
 func newFakeAPI(t *testing.T, objs ...runtime.Object) *fakeAPI {
 	t.Helper()
-	f := &fakeAPI{Clientset: fake.NewClientset(objs...), protected: map[string]bool{}}
+	f := &fakeAPI{Clientset: fake.NewClientset(objs...), protected: map[string]bool{}, refused: map[string]bool{}}
 	tr := f.Tracker()
 	f.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		ca := a.(k8stesting.CreateAction)
@@ -61,6 +64,7 @@ func newFakeAPI(t *testing.T, objs ...runtime.Object) *fakeAPI {
 			ns, name := ca.GetNamespace(), ca.GetObject().(metav1.Object).GetName()
 			f.mu.Lock()
 			protected, linger := f.protected[ns+"/"+name], f.linger
+			protected = protected || f.refused[ns+"/"+name] && !dryRunEviction(ca)
 			f.mu.Unlock()
 			if protected {
 				return true, nil, apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 10)

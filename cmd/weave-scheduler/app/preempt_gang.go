@@ -24,11 +24,13 @@ import (
 //   - before anything is evicted, each victim's eviction is asked as a dry run (DeleteOptions.DryRun All):
 //     the API server checks the PodDisruptionBudgets covering it and evicts nothing. A refusal ends the
 //     plan with no pod evicted, the group's pods reported and backed off;
-//   - then the victims are evicted (evictWorkers at a time); the first refusal stops the evictions not yet
-//     started, and the group's pods are reported and backed off (none is bound).
+//   - then the victims are evicted (evictWorkers at a time): first those outside any disruptionMode-all group,
+//     then, once all of those are gone, the members of such groups; the first refusal stops the evictions not
+//     yet started, and the group's pods are reported and backed off (none is bound). A refusal among the first
+//     thus leaves every disruptionMode-all group whole.
 //
-// What the dry run cannot see: several victims under one budget that allows fewer disruptions than the plan
-// needs each pass alone, and the real eviction of the one that exceeds it is refused after the others went.
+// The plan counts each PodDisruptionBudget's allowed disruptions (P3), so a refusal comes only from a budget
+// that changed between the plan and its eviction (another client evicting, a pod going unready).
 
 // preemptGroup plans workload preemption for the pending pods of PodGroup group that the batch left without
 // a node, and carries the plan out when it places the group. It returns false and why when it places
@@ -123,11 +125,16 @@ func (s *Server) carryOutGang(ctx context.Context, group string, bs []scheduler.
 				return
 			}
 		}
-		names, why := s.evictTogether(ctx, victims, by)
-		if why != "" {
-			failAll(fmt.Sprintf("pod group %s: %s", group, why))
-			return
+		var names []string
+		for _, part := range s.wholeGroupsLast(victims) {
+			n, why := s.evictTogether(ctx, part, by)
+			names = append(names, n...)
+			if why != "" {
+				failAll(fmt.Sprintf("pod group %s: %s", group, why))
+				return
+			}
 		}
+		sort.Strings(names)
 		go s.setPodGroupCondition(ctx, group, metav1.Condition{Type: schedulingv1beta1.PodGroupInitiallyScheduled,
 			Status: metav1.ConditionTrue, Reason: "Scheduled",
 			Message: fmt.Sprintf("%d pods placed together by weave-scheduler, preempting %d pods of lower priority", len(bs), len(names))})
@@ -144,6 +151,24 @@ func (s *Server) carryOutGang(ctx context.Context, group string, bs []scheduler.
 		}
 		wg.Wait()
 	}()
+}
+
+// wholeGroupsLast splits a plan's victims in the order they are evicted: those outside any PodGroup with
+// disruptionMode all, then the members of such groups (either part may be empty). A refusal while evicting the
+// first part then stops the plan before any such group is touched: a group that goes whole or not at all is
+// not left evicted in part by another victim's refusal.
+func (s *Server) wholeGroupsLast(victims []*v1.Pod) [][]*v1.Pod {
+	var first, last []*v1.Pod
+	s.mu.Lock()
+	for _, vp := range victims {
+		if g, ok := s.groups[podGroupOf(vp)]; ok && g.group.DisruptAll {
+			last = append(last, vp)
+		} else {
+			first = append(first, vp)
+		}
+	}
+	s.mu.Unlock()
+	return [][]*v1.Pod{first, last}
 }
 
 // evictTogether evicts victims, evictWorkers at a time, for preemptor by; after the first refusal or error

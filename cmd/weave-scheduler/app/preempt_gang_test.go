@@ -2,6 +2,7 @@ package app
 
 import (
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -259,5 +260,57 @@ func TestPodGroupPreemptionCountsABudgetThatAllowsOne(t *testing.T) {
 	sort.Strings(got)
 	if !reflect.DeepEqual(got, []string{"w/low-c", "w/low-d0", "w/low-d1"}) {
 		t.Errorf("evictions %v, want exactly low-c, low-d0 and low-d1", got)
+	}
+}
+
+// TestPodGroupPreemptionEvictsWholeGroupsLast: the plan for gang hi (2 × 2 CPU in one rack) empties rack r1:
+// PodGroup whole (disruptionMode all, one 1-CPU pod on each node) and plain pods p-0 and p-1 (1 CPU each),
+// four evictions against six in r2. p-0's real eviction is refused after its dry run passed (a budget that
+// changed in between): the plain pods are evicted first, so the refusal stops the plan before whole is touched,
+// and whole is not left evicted in part. Evicting all victims at once asked for whole's evictions too.
+func TestPodGroupPreemptionEvictsWholeGroupsLast(t *testing.T) {
+	hi := testPodGroup("hi", 2, rackKey)
+	hi.Spec.Priority = ptr.To[int32](100)
+	whole := testPodGroup("whole", 2, "")
+	whole.Spec.Priority = ptr.To[int32](1)
+	whole.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
+	member := func(name, node string) *v1.Pod {
+		p := testPod(name, "1", 1, node)
+		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("whole")}
+		return p
+	}
+	objs := []runtime.Object{
+		rackNode("r1-a", "2", "r1"), rackNode("r1-b", "2", "r1"), rackNode("r2-a", "2", "r2"), rackNode("r2-b", "2", "r2"),
+		member("whole-0", "r1-a"), member("whole-1", "r1-b"), testPod("p-0", "1", 1, "r1-a"), testPod("p-1", "1", 1, "r1-b"),
+		testPod("q-0", "1", 1, "r2-a"), testPod("q-1", "1", 1, "r2-a"),
+		testPod("q-2", "500m", 1, "r2-b"), testPod("q-3", "500m", 1, "r2-b"), testPod("q-4", "500m", 1, "r2-b"), testPod("q-5", "500m", 1, "r2-b"),
+		hi, whole,
+	}
+	for _, o := range groupPods("hi", "hi", "2", 2) {
+		o.(*v1.Pod).Spec.Priority = ptr.To[int32](100)
+		objs = append(objs, o)
+	}
+	f := newFakeAPI(t, objs...)
+	servePodGroups(f)
+	f.mu.Lock()
+	f.refused["w/p-0"] = true
+	f.mu.Unlock()
+	startFake(t, f, nil)
+	eventually(t, "the refusal reported", 20*time.Second, func() bool {
+		return podScheduledFalse(f.pod(t, "w", "hi-0"), "p-0") && podScheduledFalse(f.pod(t, "w", "hi-1"), "p-0")
+	})
+	got := f.evictions()
+	for _, e := range got {
+		if strings.HasPrefix(e, "w/whole-") {
+			t.Fatalf("evictions %v: a member of the disruptionMode-all group was evicted although another victim's eviction was refused", got)
+		}
+	}
+	if !slices.Contains(got, "w/p-0") {
+		t.Fatalf("evictions %v: the plan did not empty r1 (want p-0 asked for)", got)
+	}
+	for _, name := range []string{"hi-0", "hi-1"} {
+		if n := f.pod(t, "w", name).Spec.NodeName; n != "" {
+			t.Errorf("%s bound to %s after a refused eviction of its plan", name, n)
+		}
 	}
 }
