@@ -29,7 +29,10 @@ type Model struct {
 	rewrites []string
 	db       *sql.DB
 	reads    preparedReads // the snapshot's statements, prepared on db
-	mu       sync.Mutex
+	// readsPrepared: reads were prepared since Connect (by the first
+	// read, startFetch).
+	readsPrepared bool
+	mu            sync.Mutex
 	// lastVars and lastConstraints size the next model (Solve), so a
 	// scheduling loop grounding batch after batch does not regrow it.
 	lastVars, lastConstraints int
@@ -171,6 +174,16 @@ func Compile(schema string, opts ...CompileOption) (*Model, error) {
 		return nil, fmt.Errorf("%w: %v", ErrCompile, err)
 	}
 	return &Model{schema: schema, prog: prog, plan: ground.NewPlan(prog), ast: ast, aggs: cfg.aggs, rewrites: fired, enc: cfg.enc}, nil
+}
+
+// Clone returns a model of m's compiled program that is connected to no
+// database (Connect it). The compiled program is not modified after
+// Compile, so the two share it: a process that runs the same schema on
+// several databases (one scheduler per test, say) compiles it once. The
+// clone has its own connection, prepared statements and sizing hints.
+func (m *Model) Clone() *Model {
+	return &Model{schema: m.schema, prog: m.prog, plan: m.plan, ast: m.ast, aggs: m.aggs,
+		enc: m.enc, rewrites: m.rewrites, smallSets: m.smallSets}
 }
 
 func isReservedFunc(name string) bool {

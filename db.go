@@ -147,46 +147,103 @@ func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"
 // are compared with the policy's queries: one that differs is an
 // ErrSchemaMismatch naming it. Connect writes nothing to the database.
 func (m *Model) Connect(db *sql.DB) error {
+	return m.connect(db, relationColumns{})
+}
+
+// ConnectAll connects each model to db as Connect does, in order, and
+// returns the first one's error, leaving the models after it unconnected.
+// Models of one database read many of the same tables and views (a
+// scheduler's placement and preemption models read the same forty views):
+// ConnectAll reads each one's columns from the database once for all the
+// models, and checks each model's declarations against them. Preparing the
+// query that reads a view's columns (SQLite plans the whole view) was
+// the larger part of connecting a model.
+func ConnectAll(db *sql.DB, models ...*Model) error {
+	read := relationColumns{}
+	for _, m := range models {
+		if err := m.connect(db, read); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// relationColumns holds the columns Connect read of each table or view, by
+// its SQL name, for the models ConnectAll connects after the first.
+type relationColumns map[string]*columnsRead
+
+// columnsRead is what the database says of a relation's columns: their
+// names and type names, or why they could not be read (queryErr: the
+// relation does not exist or cannot be read; err: its columns could not).
+type columnsRead struct {
+	names, types  []string
+	queryErr, err error
+}
+
+// columns reads the columns of the relation sqlName, once per read.
+func (read relationColumns) columns(ctx context.Context, db *sql.DB, sqlName string) *columnsRead {
+	if c, ok := read[sqlName]; ok {
+		return c
+	}
+	c := &columnsRead{}
+	read[sqlName] = c
+	rows, err := db.QueryContext(ctx, "select * from "+sqlName+" where 1 = 0")
+	if err != nil {
+		c.queryErr = err
+		return c
+	}
+	defer rows.Close()
+	cts, err := rows.ColumnTypes()
+	if err != nil {
+		c.err = err
+		return c
+	}
+	for _, ct := range cts {
+		c.names = append(c.names, ct.Name())
+		c.types = append(c.types, ct.DatabaseTypeName())
+	}
+	return c
+}
+
+func (m *Model) connect(db *sql.DB, read relationColumns) error {
 	ctx := context.Background()
 	tables, inputs := ground.Needs(m.prog)
 	var problems []string
 	check := func(kind, name, sqlName string, cols []string, types []ir.Type) {
-		rows, err := db.QueryContext(ctx, "select * from "+sqlName+" where 1 = 0")
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s %s does not exist or cannot be read (%v)", kind, name, err))
+		c := read.columns(ctx, db, sqlName)
+		if c.queryErr != nil {
+			problems = append(problems, fmt.Sprintf("%s %s does not exist or cannot be read (%v)", kind, name, c.queryErr))
 			return
 		}
-		defer rows.Close()
-		cts, err := rows.ColumnTypes()
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s %s: %v", kind, name, err))
+		if c.err != nil {
+			problems = append(problems, fmt.Sprintf("%s %s: %v", kind, name, c.err))
 			return
 		}
-		have := map[string]*sql.ColumnType{}
-		for _, ct := range cts {
-			have[strings.ToLower(ct.Name())] = ct
+		have := map[string]string{} // column -> database type name
+		for i, n := range c.names {
+			have[strings.ToLower(n)] = c.types[i]
 		}
 		if kind == "view" {
 			// Views are read by position: databases name unnamed
 			// expression columns differently (SQLite: the expression's
 			// text; PostgreSQL: the function's name or ?column?).
-			if len(cts) != len(cols) {
-				problems = append(problems, fmt.Sprintf("view %s has %d columns in the database, the schema declares %d (%s)", name, len(cts), len(cols), strings.Join(cols, ", ")))
+			if len(c.names) != len(cols) {
+				problems = append(problems, fmt.Sprintf("view %s has %d columns in the database, the schema declares %d (%s)", name, len(c.names), len(cols), strings.Join(cols, ", ")))
 				return
 			}
-			have = map[string]*sql.ColumnType{}
-			for i, c := range cols {
-				have[c] = cts[i]
+			have = map[string]string{}
+			for i, col := range cols {
+				have[col] = c.types[i]
 			}
 		}
-		for i, c := range cols {
-			ct, ok := have[c]
+		for i, col := range cols {
+			dbType, ok := have[col]
 			if !ok {
-				problems = append(problems, fmt.Sprintf("%s %s has no column %s", kind, name, c))
+				problems = append(problems, fmt.Sprintf("%s %s has no column %s", kind, name, col))
 				continue
 			}
-			if !compatible(ct.DatabaseTypeName(), types[i]) {
-				problems = append(problems, fmt.Sprintf("column %s.%s has type %s in the database, the schema declares %s", name, c, ct.DatabaseTypeName(), types[i]))
+			if !compatible(dbType, types[i]) {
+				problems = append(problems, fmt.Sprintf("column %s.%s has type %s in the database, the schema declares %s", name, col, dbType, types[i]))
 			}
 		}
 	}
@@ -221,10 +278,9 @@ func (m *Model) Connect(db *sql.DB) error {
 			return err
 		}
 	}
-	reads := prepareReads(ctx, db, ground.Queries(m.prog))
 	m.mu.Lock()
 	m.reads.close()
-	m.db, m.reads = db, reads
+	m.db, m.reads, m.readsPrepared = db, nil, false
 	m.mu.Unlock()
 	return nil
 }

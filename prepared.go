@@ -8,17 +8,21 @@ import (
 )
 
 // preparedReads holds the snapshot's statements prepared on the database
-// at Connect. A scheduling loop reads the same relations batch after
-// batch; parsing their SQL again each time cost SQLite about 10 ms of CPU
-// per 500-node batch.
+// before the first read after Connect. A scheduling loop reads the same
+// relations batch after batch; parsing their SQL again each time cost
+// SQLite about 10 ms of CPU per 500-node batch.
 //
 // They are prepared on the *sql.DB, not on a transaction, so that they
 // outlive it: each read transaction binds them with Tx.StmtContext, which
 // reuses the statement already prepared on the transaction's connection
 // (and prepares it there once if the pool hands out another connection).
-// They cannot be prepared lazily on the DB during a solve: with a pool of
-// one connection (SQLite in memory) that connection is the read
-// transaction's, and preparing would wait for it forever.
+// They are prepared all at once before the first read transaction begins
+// (startFetch), not one by one as the reads first meet them: with a pool
+// of one connection (SQLite in memory) that connection is the read
+// transaction's, and preparing during it would wait for it forever. Not at
+// Connect: a model that is connected and never solved (a scheduler's
+// preemption model until it first preempts) then never prepares them, and
+// preparing them was about a sixth of starting a scheduler.
 //
 // They are prepared for every driver but pgx. SQLite prepares a statement
 // again by itself when the schema changes; pgx already keeps a statement

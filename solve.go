@@ -150,6 +150,12 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 // the transaction and returns how long the reads took, or why they
 // failed; it must be called once.
 func (m *Model) startFetch(ctx context.Context) (snap *ground.Snapshot, finish func() (time.Duration, error), err error) {
+	if !m.readsPrepared {
+		// Not under ctx: a statement left out because this solve's
+		// context ended would run unprepared in every later solve.
+		m.reads = prepareReads(context.WithoutCancel(ctx), m.db, ground.Queries(m.prog))
+		m.readsPrepared = true
+	}
 	d := dialectOf(m.db)
 	tx, err := m.db.BeginTx(ctx, snapshotOptions(d))
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -48,37 +50,131 @@ func viewMismatch(name, why string) string {
 // case and comments aside).
 func compareSQLiteViews(ctx context.Context, db *sql.DB, views []*sqlfront.CreateView) ([]string, error) {
 	var problems []string
+	// One read of each schema's catalogue, not one query per view: a
+	// policy set has tens of views, and each query cost a prepare.
+	catalogues := map[string]map[string]sqliteObject{}
 	for _, v := range views {
-		var kind, text string
 		master := "sqlite_master"
 		if v.Schema != "" {
 			master = quote(v.Schema) + ".sqlite_master"
 		}
-		err := db.QueryRowContext(ctx, "select type, sql from "+master+" where name = ? collate nocase and type in ('table', 'view')", v.Name).Scan(&kind, &text)
-		if errors.Is(err, sql.ErrNoRows) {
+		objects, ok := catalogues[master]
+		if !ok {
+			var err error
+			if objects, err = readSQLiteCatalogue(ctx, db, master); err != nil {
+				return nil, dbError("reading the definition of view "+v.Name, err)
+			}
+			catalogues[master] = objects
+		}
+		obj, ok := objects[foldASCII(v.Name)]
+		if !ok {
 			continue
 		}
-		if err != nil {
-			return nil, dbError("reading the definition of view "+v.Name, err)
+		if !obj.text.Valid {
+			return nil, dbError("reading the definition of view "+v.Name, fmt.Errorf("%s has no definition of %s %s", master, obj.kind, v.Name))
 		}
-		if kind != "view" {
+		if obj.kind != "view" {
 			continue
 		}
-		s, err := sqlfront.Parse(text + ";")
-		var have *sqlfront.CreateView
-		if err == nil && len(s.Stmts) == 1 {
-			have, _ = s.Stmts[0].(*sqlfront.CreateView)
-		}
+		text := obj.text.String
+		have := parseStoredView(text)
 		switch {
-		case have == nil:
+		case !have.ok:
 			problems = append(problems, viewMismatch(v.Name, "Weave cannot read its definition: "+oneLine(text)))
-		case sqlfront.FormatSelect(have.Query) != sqlfront.FormatSelect(v.Query):
-			problems = append(problems, viewMismatch(v.Name, "its query differs: the database has "+oneLine(sqlfront.FormatSelect(have.Query))))
-		case strings.Join(have.Columns, ",") != strings.Join(v.Columns, ","):
+		case have.query != sqlfront.FormatSelect(v.Query):
+			problems = append(problems, viewMismatch(v.Name, "its query differs: the database has "+oneLine(have.query)))
+		case have.columns != strings.Join(v.Columns, ","):
 			problems = append(problems, viewMismatch(v.Name, "its column list differs"))
 		}
 	}
 	return problems, nil
+}
+
+// sqliteObject is a table or view of a SQLite catalogue: its type and the
+// text of its definition.
+type sqliteObject struct {
+	kind string
+	text sql.NullString
+}
+
+// readSQLiteCatalogue reads the tables and views of a sqlite_master (master
+// is its qualified name), by name folded as SQLite's NOCASE collation folds
+// it (ASCII letters only): SQLite refuses two tables or views whose names
+// fold alike, so a name finds the one object "name = ? collate nocase"
+// finds.
+func readSQLiteCatalogue(ctx context.Context, db *sql.DB, master string) (map[string]sqliteObject, error) {
+	rows, err := db.QueryContext(ctx, "select name, type, sql from "+master+" where type in ('table', 'view')")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]sqliteObject{}
+	for rows.Next() {
+		var name string
+		var obj sqliteObject
+		if err := rows.Scan(&name, &obj.kind, &obj.text); err != nil {
+			return nil, err
+		}
+		if _, dup := out[foldASCII(name)]; !dup {
+			out[foldASCII(name)] = obj
+		}
+	}
+	return out, rows.Err()
+}
+
+// foldASCII lowers the ASCII letters of s, as SQLite's NOCASE collation
+// compares (other letters are compared as they are).
+func foldASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// storedView is what compareSQLiteViews compares of a view definition
+// SQLite keeps: its query as the parser prints it back and its column
+// list. ok is false when the text is not one create view statement.
+type storedView struct {
+	ok             bool
+	query, columns string
+}
+
+// storedViews memoizes parseStoredView by the definition's text: every
+// Connect compares each of the policy's views the database has, and
+// parsing their text again was about a sixth of starting a scheduler
+// (two models connected to the views one of them had just created). The
+// parse is a function of the text alone, so the memo returns what parsing
+// would. It keeps at most maxStoredViews texts (a policy set has tens of
+// views; a process that meets more parses the rest each time).
+var (
+	storedViews     sync.Map // text -> storedView
+	storedViewCount atomic.Int64
+)
+
+const maxStoredViews = 4096
+
+// parseStoredView parses the text of a view definition read from
+// sqlite_master.
+func parseStoredView(text string) storedView {
+	if v, ok := storedViews.Load(text); ok {
+		return v.(storedView)
+	}
+	var out storedView
+	s, err := sqlfront.Parse(text + ";")
+	if err == nil && len(s.Stmts) == 1 {
+		if have, ok := s.Stmts[0].(*sqlfront.CreateView); ok {
+			out = storedView{ok: true, query: sqlfront.FormatSelect(have.Query), columns: strings.Join(have.Columns, ",")}
+		}
+	}
+	if storedViewCount.Load() < maxStoredViews {
+		if _, loaded := storedViews.LoadOrStore(text, out); !loaded {
+			storedViewCount.Add(1)
+		}
+	}
+	return out
 }
 
 // comparePostgresViews has PostgreSQL print both queries: the user's view

@@ -246,21 +246,19 @@ func New(cfg Config) (*Scheduler, error) {
 	}
 	plSQL, _ := ModelSQL(Placement, cfg.DisabledPolicies)
 	prSQL, _ := ModelSQL(Preemption, cfg.DisabledPolicies)
-	pl, err := weave.Compile(plSQL, CompileOptions()...)
+	pl, err := compileModel(plSQL)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: placement model: %w", err)
 	}
-	pr, err := weave.Compile(prSQL, CompileOptions()...)
+	pr, err := compileModel(prSQL)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: preemption model: %w", err)
 	}
 	s := &Scheduler{cfg: cfg, off: off, placement: pl, preemption: pr, state: NewState(), matches: newMatchIndex(), wake: make(chan struct{}, 1), arc: wholeRing}
 	err = s.open(context.Background())
 	if err == nil {
-		err = pl.Connect(s.db)
-	}
-	if err == nil {
-		err = pr.Connect(s.db)
+		// Placement first: its error is the one a mismatch reports.
+		err = weave.ConnectAll(s.db, pl, pr)
 	}
 	if err != nil {
 		s.Close()
