@@ -173,7 +173,9 @@ func TestNodeUsageFollowsThePods(t *testing.T) {
 					}
 				}
 			}
-			if evicted == 0 {
+			if evicted == 0 && !raceDetector {
+				// Under -race the history is 100 rounds (race_on_test.go) and may end before a plan
+				// evicts (it did in CI); .ci/run's run without -race has every round and this check.
 				t.Fatal("no preemption plan evicted a pod: the history does not reach evictions")
 			}
 			if testing.Verbose() {
