@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -23,25 +24,36 @@ func (s *Server) evictable(p *scheduler.Pod) (bool, string) {
 	if p.Phase != string(v1.PodRunning) {
 		return true, ""
 	}
-	pdbs, err := s.pdbLister.PodDisruptionBudgets(p.Namespace).List(labels.Everything())
-	if err != nil {
-		return true, "" // the Eviction API still enforces them
-	}
-	var covering []string
-	for _, b := range pdbs {
-		sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
-		if err != nil || !sel.Matches(labels.Set(p.Labels)) {
-			continue
-		}
-		covering = append(covering, b.Name)
+	covering := s.coveringBudgets(p)
+	var names []string
+	for _, b := range covering {
+		names = append(names, b.Name)
 		if b.Status.ObservedGeneration < b.Generation || b.Status.DisruptionsAllowed <= 0 {
 			return false, fmt.Sprintf("PodDisruptionBudget %s/%s allows no disruption now", b.Namespace, b.Name)
 		}
 	}
 	if len(covering) > 1 {
-		return false, fmt.Sprintf("PodDisruptionBudgets %v select it; the Eviction API refuses more than one", covering)
+		return false, fmt.Sprintf("PodDisruptionBudgets %v select it; the Eviction API refuses more than one", names)
 	}
 	return true, ""
+}
+
+// coveringBudgets are the PodDisruptionBudgets of p's namespace whose selector selects it, as the API reads a
+// selector (nil selects nothing, empty everything); none if they cannot be listed (the Eviction API still
+// enforces them).
+func (s *Server) coveringBudgets(p *scheduler.Pod) []*policyv1.PodDisruptionBudget {
+	pdbs, err := s.pdbLister.PodDisruptionBudgets(p.Namespace).List(labels.Everything())
+	if err != nil {
+		return nil
+	}
+	var out []*policyv1.PodDisruptionBudget
+	for _, b := range pdbs {
+		sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
+		if err == nil && sel.Matches(labels.Set(p.Labels)) {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // disruptionBudget is the scheduler's Config.DisruptionBudget: the one PodDisruptionBudget of its namespace that
@@ -52,21 +64,9 @@ func (s *Server) disruptionBudget(p *scheduler.Pod) (string, int64) {
 	if p.Phase != string(v1.PodRunning) {
 		return "", 0
 	}
-	pdbs, err := s.pdbLister.PodDisruptionBudgets(p.Namespace).List(labels.Everything())
-	if err != nil {
-		return "", 0
+	if covering := s.coveringBudgets(p); len(covering) == 1 {
+		b := covering[0]
+		return b.Namespace + "/" + b.Name, int64(b.Status.DisruptionsAllowed)
 	}
-	var name string
-	var allowed int64
-	for _, b := range pdbs {
-		sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
-		if err != nil || !sel.Matches(labels.Set(p.Labels)) {
-			continue
-		}
-		if name != "" {
-			return "", 0 // several: not evictable at all
-		}
-		name, allowed = b.Namespace+"/"+b.Name, int64(b.Status.DisruptionsAllowed)
-	}
-	return name, allowed
+	return "", 0 // none, or several: not evictable at all
 }
