@@ -207,7 +207,7 @@ func Judge(ctx context.Context, o *oracle.Oracle, c *gen.Case, d app.Decision) (
 	// right: each pod is judged with the pods placed before it, and the last pod placed on a node with all of
 	// them, so resources, ports and anti-affinity (checked both ways) are judged in full too. Found greedily,
 	// it spares the judgements below, most of the cost of a judgement of many bindings (a live cluster's).
-	ok, err := greedy(ctx, o, final, ours, placed, sortedKeys(placed))
+	ok, err := greedy(ctx, o, final, ours, placed, replayOrder(placed))
 	if err != nil {
 		return res, fmt.Errorf("seed %d: %w", c.Seed, err)
 	}
@@ -334,6 +334,35 @@ func orderDependent(r *oracle.Rejection) bool {
 	})
 }
 
+// replayOrder is the order in which greedy and replay try the bindings: first the pods whose own verdict depends
+// on the pods placed before them (a DoNotSchedule topology spread constraint: the pods before it are counted;
+// required pod affinity: its peers must come first), then the others, each part in name order. A pod of the
+// second part counts in the spread domains of the first without being judged by them, so trying it last lets
+// the first through, where name order could place it first and leave the search to backtrack out of it.
+func replayOrder(placed map[string]*v1.Pod) []string {
+	keys := sortedKeys(placed)
+	dependent := func(k string) bool {
+		p := placed[k]
+		if a := p.Spec.Affinity; a != nil && a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+			return true
+		}
+		return slices.ContainsFunc(p.Spec.TopologySpreadConstraints, func(c v1.TopologySpreadConstraint) bool {
+			return c.WhenUnsatisfiable == v1.DoNotSchedule
+		})
+	}
+	slices.SortStableFunc(keys, func(a, b string) int {
+		da, db := dependent(a), dependent(b)
+		switch {
+		case da == db:
+			return 0
+		case da:
+			return -1
+		}
+		return 1
+	})
+	return keys
+}
+
 // replayBudget bounds the judgements of replay per binding: the search backtracks only when an order
 // gets stuck, which a topology-spread constraint can cause (a pod counted by another pod's constraint but not
 // carrying it) and little else.
@@ -341,7 +370,7 @@ const replayBudget = 40
 
 // replay looks for an order in which kube-scheduler, placing the given bindings one at a time onto the
 // cluster as it was (with weave's other bindings made), lets every pod onto its node: first greedily (sweeps
-// in name order, each pod placed as soon as it passes), then, if that gets stuck, depth first, in name order,
+// in replayOrder, each pod placed as soon as it passes), then, if that gets stuck, depth first, in replayOrder,
 // backtracking from dead ends.
 // It returns the pods of the deepest order found that it could not place, each with its rejection there, or
 // exhausted if it ran out of budget before finding an order or ruling every one out. More than 62 bindings
@@ -351,7 +380,7 @@ const replayBudget = 40
 // one bound before).
 func replay(ctx context.Context, o *oracle.Oracle, final oracle.Cluster, ours map[string]*v1.Pod,
 	placed map[string]*v1.Pod) (stuck map[string]*oracle.Rejection, exhausted bool, err error) {
-	keys := sortedKeys(placed)
+	keys := replayOrder(placed)
 	n := len(keys)
 	if n == 0 {
 		return nil, false, nil
@@ -436,7 +465,7 @@ func replay(ctx context.Context, o *oracle.Oracle, final oracle.Cluster, ours ma
 	return stuck, false, nil
 }
 
-// greedy places the bindings one at a time, sweeping over those left in name order and placing each as soon
+// greedy places the bindings one at a time, sweeping over those left in the order of keys and placing each as soon
 // as kube-scheduler would let it onto its node, until all are placed (true) or a sweep places none. Required
 // affinity between pods bound together needs one sweep per link of the chain; it costs at most n judgements
 // per sweep, where the depth-first search may revisit a pod at every depth.

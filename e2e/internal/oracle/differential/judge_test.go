@@ -2,6 +2,7 @@ package differential
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -147,6 +148,30 @@ func TestSpreadCheckedInSomeOrder(t *testing.T) {
 	r = judgeCase(t, c, app.Decision{Bindings: map[string]string{"default/a": "n1", "default/b": "n1"}})
 	if got := kinds(r)[WrongBinding]; len(got) != 1 || r.Findings[0].Rejection.Plugin != "PodTopologySpread" {
 		t.Fatalf("findings %+v, want one PodTopologySpread rejection", r.Findings)
+	}
+}
+
+// One pod with a spread constraint and nine it counts that carry none, all on one zone of two: only the
+// constrained pod first makes every binding. In name order it comes last, and the search for an order ran out
+// of its budget among the orders of the nine (as in seed 87 of the differential run, with a minDomains
+// constraint); the replay tries the constrained pod first.
+func TestSpreadOrderFoundAmongManyPods(t *testing.T) {
+	w := map[string]string{"app": "w"}
+	c := &gen.Case{Nodes: []*v1.Node{tnode("n1", "z1", "4"), tnode("n2", "z2", "4")}}
+	d := app.Decision{Bindings: map[string]string{}}
+	for i := range 9 {
+		p := tpod(fmt.Sprintf("a%d", i), "100m", w)
+		c.Pending = append(c.Pending, p)
+		d.Bindings["default/"+p.Name] = "n1"
+	}
+	c.Pending = append(c.Pending, tpod("z", "100m", w, func(p *v1.Pod) {
+		p.Spec.TopologySpreadConstraints = []v1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: v1.LabelTopologyZone,
+			WhenUnsatisfiable: v1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: w}}}
+	}))
+	d.Bindings["default/z"] = "n1"
+	r := judgeCase(t, c, d)
+	if len(r.Findings) != 0 || r.ReplayExhausted {
+		t.Fatalf("findings %+v (replay exhausted: %v), want none", r.Findings, r.ReplayExhausted)
 	}
 }
 
