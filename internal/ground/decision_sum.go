@@ -21,25 +21,38 @@ import (
 // other filters tested on the stored values, and a's weight added to
 // table_b[key] of each.
 //
-// It applies to an aggregate query without group by over two sources, the
-// first constant (a pushed-down view or an input table), the second a
-// table with a decision column joined to the first by equality, whose
-// other filters read stored values only, and whose aggregates are all
-// count or sum (not distinct) over the first source's columns. Anything
-// else goes the general way. The result is the value the general way
-// gives: the same tables and literals, a sum NULL exactly when no pair is
-// present (here "x ∉ the keys" for every row), a count never NULL.
+// It applies to an aggregate query over two sources, the first constant
+// (a pushed-down view or an input table), the second a table with a
+// decision column joined to the first by equality, whose other filters
+// read stored values only, whose aggregates are all count or sum (not
+// distinct) over the first source's columns, and which is either not
+// grouped or grouped by stored columns of the second source (G2's
+// gang_pod_domain: per pod, the domain number of its node). Anything else
+// goes the general way. The result is the value the general way gives:
+// the same groups, each present exactly when one of its pairs is, the
+// same tables and literals, a sum NULL exactly when no pair is present
+// (here "x ∉ the keys" for every row), a count never NULL.
 
-// decisionSums returns the one group of q with its aggregates computed,
-// or nil when q does not have that form. An explanation takes the general
-// way: its group has the members an explanation names.
-func (g *grounder) decisionSums(q *ir.Query, outer *tuple) *group {
-	if g.opts.NaiveSums || g.opts.Explain || !q.Aggregate || len(q.GroupBy) != 0 || len(q.Constraints) != 0 || q.Distinct || len(q.From) != 2 {
+// decisionSums returns the groups of q with their aggregates computed, or
+// nil when q does not have that form. Without group by that is the one
+// group of q; grouped by stored columns of the decision table, one group
+// per value of those columns that some pair joins (per pending pod when the
+// key holds the pod's name), present when one of its rows' variables takes
+// a value some row of the constant relation joins: the groups the general
+// way makes, each member a pair. An explanation takes the general way: its
+// group has the members an explanation names.
+func (g *grounder) decisionSums(q *ir.Query, outer *tuple) []*group {
+	if g.opts.NaiveSums || g.opts.Explain || !q.Aggregate || len(q.Constraints) != 0 || q.Distinct || len(q.From) != 2 {
 		return nil
 	}
 	sa, sb := q.From[0], q.From[1]
 	if sb.Kind != ir.FromTable || !sb.Table.HasVariables() || sa.Kind == ir.FromTable && sa.Table.HasVariables() {
 		return nil
+	}
+	for _, k := range q.GroupBy {
+		if c, ok := k.(*ir.ColRef); !ok || c.Up != 0 || c.Source != 1 {
+			return nil // a key over the constant relation or an expression: the general way
+		}
 	}
 	aggs, ok := decisionSumAggs(q)
 	if !ok || len(aggs) == 0 {
@@ -54,6 +67,21 @@ func (g *grounder) decisionSums(q *ir.Query, outer *tuple) *group {
 	for i := range ra.rows {
 		if !isTrue(ra.rows[i].guard) {
 			return nil
+		}
+	}
+	// The group key of each row of the decision table: stored values only.
+	var keys [][]value
+	if len(q.GroupBy) > 0 {
+		keys = make([][]value, len(rb.rows))
+		for ri := range rb.rows {
+			keys[ri] = make([]value, len(q.GroupBy))
+			for i, k := range q.GroupBy {
+				v := rb.rows[ri].vals[k.(*ir.ColRef).Col]
+				if v.k != kConst {
+					return nil
+				}
+				keys[ri][i] = v
+			}
 		}
 	}
 	// The equality with the decision column, wherever it stands among
@@ -88,15 +116,19 @@ func (g *grounder) decisionSums(q *ir.Query, outer *tuple) *group {
 		v, w int64
 	}
 	type perAgg struct {
-		k       int64     // weights of rows whose variable is fixed at the key
-		fixed   bool      // some such row is present
+		k       []int64   // by row of rb: weights of pairs whose variable is fixed at the key
+		fixed   []bool    // by row of rb: some such pair is present
 		entries [][]entry // by row of rb: weights by the value of its variable
 	}
 	per := make([]perAgg, len(aggs))
 	for i := range per {
-		per[i].entries = make([][]entry, len(rb.rows))
+		per[i] = perAgg{k: make([]int64, len(rb.rows)), fixed: make([]bool, len(rb.rows)), entries: make([][]entry, len(rb.rows))}
 	}
 	xs := make([]int32, len(rb.rows)) // the variable of each row of rb that has entries
+	// The pairs each row of rb is in, whatever the aggregates: the values of
+	// its variable that join some row of ra, or a pair present anyway.
+	memberVals := make([][]int64, len(rb.rows))
+	memberFixed := make([]bool, len(rb.rows))
 	weights := make([]int64, len(aggs))
 	present := make([]bool, len(aggs))
 	t := &tuple{rows: make([]*row, 2), outer: outer, guard: fTrue}
@@ -151,59 +183,115 @@ func (g *grounder) decisionSums(q *ir.Query, outer *tuple) *group {
 					return nil
 				}
 			}
+			switch {
+			case c.guard == nil:
+				xs[c.row] = c.x
+				memberVals[c.row] = append(memberVals[c.row], c.v)
+			case isTrue(c.guard):
+				memberFixed[c.row] = true
+			default:
+				return nil
+			}
 			for k := range aggs {
 				if !present[k] {
 					continue
 				}
 				p := &per[k]
-				switch {
-				case c.guard == nil:
-					xs[c.row] = c.x
+				if c.guard == nil {
 					p.entries[c.row] = append(p.entries[c.row], entry{c.v, weights[k]})
-				case isTrue(c.guard):
-					p.k += weights[k]
-					p.fixed = true
-				default:
-					return nil
+				} else {
+					p.k[c.row] += weights[k]
+					p.fixed[c.row] = true
 				}
 			}
 		}
 	}
-	grp := &group{q: q, guard: fTrue, outer: outer, pre: make(map[*ir.Agg]value, len(aggs))}
-	for k, e := range aggs {
-		p := &per[k]
-		parts := []lin{constLin(p.k)}
-		var some []form // "x takes one of its row's keys", per row
-		for ri, es := range p.entries {
-			if len(es) == 0 {
+	// The rows of rb by group: every row in the one group without group
+	// by; by key otherwise, in the order of their rows, rows in no pair
+	// left out (a group with no pair does not exist).
+	var parts [][]int
+	var partKeys [][]value
+	if keys == nil {
+		all := make([]int, len(rb.rows))
+		for i := range all {
+			all[i] = i
+		}
+		parts = [][]int{all}
+	} else {
+		byKey := map[string]int{}
+		for ri := range rb.rows {
+			if !memberFixed[ri] && len(memberVals[ri]) == 0 {
 				continue
 			}
-			x := g.m.Var(int(xs[ri]))
-			vs, ws := make([]int64, len(es)), make([]int64, len(es))
-			for i, en := range es {
-				vs[i], ws[i] = en.v, en.w
+			k, _ := constKey(keys[ri])
+			i, ok := byKey[k]
+			if !ok {
+				i = len(parts)
+				byKey[k] = i
+				parts = append(parts, nil)
+				partKeys = append(partKeys, keys[ri])
 			}
-			some = append(some, fIn{x: x, vals: vs})
-			if tv, ok := g.tableOf(x, vs, ws); ok {
-				parts = append(parts, varLin(tv))
-				continue
-			}
-			for i, v := range vs {
-				parts = append(parts, g.times(fEq{x: x, v: v}, constLin(ws[i])))
-			}
+			parts[i] = append(parts[i], ri)
 		}
-		sum := sumLins(parts)
-		if e.Func == "count" {
-			grp.pre[e] = intVal(sum, fFalse)
-			continue
-		}
-		null := fFalse
-		if !p.fixed {
-			null = neg(or(some...))
-		}
-		grp.pre[e] = zeroWhenNull(intVal(sum, null))
 	}
-	return grp
+	out := make([]*group, 0, len(parts))
+	for pi, rows := range parts {
+		grp := &group{q: q, guard: fTrue, outer: outer, pre: make(map[*ir.Agg]value, len(aggs))}
+		if keys != nil {
+			grp.key = partKeys[pi]
+			grp.first = &tuple{rows: []*row{nil, &rb.rows[rows[0]]}, outer: outer, guard: fTrue}
+			var in []form // "some pair of the group is present"
+			for _, ri := range rows {
+				if memberFixed[ri] {
+					in = []form{fTrue}
+					break
+				}
+				in = append(in, fIn{x: g.m.Var(int(xs[ri])), vals: memberVals[ri]})
+			}
+			grp.guard = or(in...)
+		}
+		for k, e := range aggs {
+			p := &per[k]
+			sums := []lin{}
+			var some []form // "x takes one of its row's keys", per row
+			fixed := false
+			for _, ri := range rows {
+				if p.fixed[ri] {
+					fixed = true
+					sums = append(sums, constLin(p.k[ri]))
+				}
+				es := p.entries[ri]
+				if len(es) == 0 {
+					continue
+				}
+				x := g.m.Var(int(xs[ri]))
+				vs, ws := make([]int64, len(es)), make([]int64, len(es))
+				for i, en := range es {
+					vs[i], ws[i] = en.v, en.w
+				}
+				some = append(some, fIn{x: x, vals: vs})
+				if tv, ok := g.tableOf(x, vs, ws); ok {
+					sums = append(sums, varLin(tv))
+					continue
+				}
+				for i, v := range vs {
+					sums = append(sums, g.times(fEq{x: x, v: v}, constLin(ws[i])))
+				}
+			}
+			sum := sumLins(sums)
+			if e.Func == "count" {
+				grp.pre[e] = intVal(sum, fFalse)
+				continue
+			}
+			null := fFalse
+			if !fixed {
+				null = neg(or(some...))
+			}
+			grp.pre[e] = zeroWhenNull(intVal(sum, null))
+		}
+		out = append(out, grp)
+	}
+	return out
 }
 
 // decisionSumAggs lists the aggregates of q's select list, having clause
@@ -228,8 +316,8 @@ func decisionSumAggs(q *ir.Query) ([]*ir.Agg, bool) {
 				aggs = append(aggs, x)
 				return false
 			case *ir.ColRef:
-				if x.Up == 0 {
-					ok = false // a column outside an aggregate
+				if x.Up == 0 && !groupedBy(q, x) {
+					ok = false // a column outside an aggregate, not a key of the group
 				}
 			case *ir.In, *ir.Exists, *ir.Scalar:
 				ok = false // subqueries: the general way
@@ -247,4 +335,14 @@ func decisionSumAggs(q *ir.Query) ([]*ir.Agg, bool) {
 		visit(q.Check)
 	}
 	return aggs, ok
+}
+
+// groupedBy reports whether c is one of q's group by columns.
+func groupedBy(q *ir.Query, c *ir.ColRef) bool {
+	for _, k := range q.GroupBy {
+		if kc, ok := k.(*ir.ColRef); ok && kc.Up == 0 && kc.Source == c.Source && kc.Col == c.Col {
+			return true
+		}
+	}
+	return false
 }

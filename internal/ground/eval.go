@@ -944,8 +944,8 @@ func constKey(vals []value) (string, bool) {
 
 // groupsOf returns the groups of an aggregate query.
 func (g *grounder) groupsOf(q *ir.Query, outer *tuple) []*group {
-	if grp := g.decisionSums(q, outer); grp != nil {
-		return []*group{grp}
+	if grps := g.decisionSums(q, outer); grps != nil {
+		return grps
 	}
 	if grps, ok := g.binGroups(q, outer); ok {
 		return grps
