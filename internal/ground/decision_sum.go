@@ -112,6 +112,17 @@ func (g *grounder) decisionSums(q *ir.Query, outer *tuple) []*group {
 		rest = append(rest, f)
 		eqs = append(eqs, colEqOf(f))
 	}
+	// A filter that reads the decision table's stored columns only (N5's
+	// "pending_pod.pod_group is not null") is decided once per row of it,
+	// not once per pair: a batch of 100 pods at 500 nodes has 100,000
+	// pairs. onlyB[i] holds the verdicts of rest[i] by row (0: not yet).
+	onlyB := make([][]int8, len(rest))
+	for i, f := range rest {
+		if srcs := sourcesRead(f); len(srcs) == 1 && srcs[0] == 1 {
+			onlyB[i] = make([]int8, len(rb.rows))
+		}
+	}
+	const verdictTrue, verdictFalse = 1, 2
 	type entry struct {
 		v, w int64
 	}
@@ -166,6 +177,12 @@ func (g *grounder) decisionSums(q *ir.Query, outer *tuple) []*group {
 				return nil
 			}
 			for i, f := range rest {
+				if vs := onlyB[i]; vs != nil && vs[c.row] != 0 {
+					if vs[c.row] == verdictFalse {
+						continue next
+					}
+					continue
+				}
 				if eqs[i] != nil {
 					holds, decided := eqs[i].test(t)
 					if !decided {
@@ -178,9 +195,15 @@ func (g *grounder) decisionSums(q *ir.Query, outer *tuple) []*group {
 				}
 				switch ft := truthT(g.expr(f, scope{t: t})); {
 				case isFalse(ft):
+					if onlyB[i] != nil {
+						onlyB[i][c.row] = verdictFalse
+					}
 					continue next
 				case !isTrue(ft):
 					return nil
+				}
+				if onlyB[i] != nil {
+					onlyB[i][c.row] = verdictTrue
 				}
 			}
 			switch {
