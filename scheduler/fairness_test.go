@@ -17,6 +17,7 @@ import (
 // within a few rounds. A gang that does not fit the cluster even empty
 // (5 × 8 GPUs) reserves nothing: the small jobs keep running.
 func TestGangFairness(t *testing.T) {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
 	const rounds = 12
 	for _, tc := range []struct {
 		name    string
@@ -30,6 +31,7 @@ func TestGangFairness(t *testing.T) {
 		{"a gang larger than the cluster reserves nothing", time.Millisecond, 5, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case has its own scheduler and database
 			ctx := context.Background()
 			s := newTest(t, Config{GangReserveAfter: tc.reserve})
 			for i := 0; i < 4; i++ {
