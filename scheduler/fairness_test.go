@@ -17,7 +17,6 @@ import (
 // within a few rounds. A gang that does not fit the cluster even empty
 // (5 × 8 GPUs) reserves nothing: the small jobs keep running.
 func TestGangFairness(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
 	const rounds = 12
 	for _, tc := range []struct {
 		name    string

@@ -52,7 +52,6 @@ func nodeFilterCases() []pluginCase {
 // TestNodeFiltersDifferential: for each case the placement model and the
 // Go filter accept the same nodes, the expected ones.
 func TestNodeFiltersDifferential(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
 	for _, c := range raceShare(nodeFilterCases()) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel() // each case has its own scheduler and database

@@ -123,7 +123,6 @@ func pluginCases() []pluginCase {
 // placement model accepts for a single pod are the ones the Go filter
 // accepts (and the expected ones when given).
 func TestPluginsDifferential(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
 	for _, c := range raceShare(pluginCases()) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel() // each case has its own scheduler and database

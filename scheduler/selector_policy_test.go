@@ -75,7 +75,6 @@ func randomSelectorPod(rng *rand.Rand, name string) Pod {
 // kube-scheduler's plugins read them), over random clusters, terms,
 // selectors, namespaces and spread constraints. Both answers are common.
 func TestSelectorPoliciesAgreeWithTheFilters(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
 	cases := 40
 	if testing.Short() {
 		cases = 10
