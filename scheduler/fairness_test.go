@@ -30,6 +30,7 @@ func TestGangFairness(t *testing.T) {
 		{"a gang larger than the cluster reserves nothing", time.Millisecond, 5, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case has its own scheduler and database
 			ctx := context.Background()
 			s := newTest(t, Config{GangReserveAfter: tc.reserve})
 			for i := 0; i < 4; i++ {

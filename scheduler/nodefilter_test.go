@@ -140,6 +140,7 @@ func TestVolumeNodeSelectorsDifferential(t *testing.T) {
 // mismatchLabelKeys key the pod lacks leaves a copy of another term): the
 // copies are one constraint, not a pod kept apart from itself.
 func TestRepeatedAntiAffinityTerm(t *testing.T) {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
 	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{})

@@ -303,6 +303,7 @@ func TestScalarResourcesGoFilter(t *testing.T) {
 // H5's scalar file, however many GPUs the nodes and bound pods hold; a
 // batch that requests one reads a row per sampled node.
 func TestScalarResourcesCostNothingUnasked(t *testing.T) {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
 	s := newTest(t, Config{})
 	for i := 0; i < 4; i++ {
 		addNodes(t, s, Node{Name: fmt.Sprintf("n%d", i), CPU: 4000, Memory: 4000, Resources: map[string]int64{gpu: 4, "hugepages-1Gi": 2}})
@@ -330,6 +331,7 @@ func TestScalarResourcesCostNothingUnasked(t *testing.T) {
 // GPU pod of high priority evicts the low-priority pod holding the node's
 // GPU and no other, on every state database.
 func TestScalarResourcesPreemption(t *testing.T) {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
 	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{})
@@ -358,6 +360,7 @@ func TestScalarResourcesPreemption(t *testing.T) {
 // TestScalarResourcesDisabledWithH5: disabling H5 drops both of its files
 // and the Go check's scalar requests with them.
 func TestScalarResourcesDisabledWithH5(t *testing.T) {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
 	s := newTest(t, Config{DisabledPolicies: []string{"H5"}})
 	addNodes(t, s, Node{Name: "cpu-only", CPU: 4000, Memory: 4000})
 	addPods(t, s, Pod{Name: "trainer", CPU: 100, Resources: map[string]int64{gpu: 1}})

@@ -156,6 +156,7 @@ func TestSelectorBatchesHaveABindingOrder(t *testing.T) {
 // is placed at once in one domain of each term's key (the first bound is
 // exempt, every other needs it): all in one zone, all on one node.
 func TestSelfAffineGroupSharesADomain(t *testing.T) {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
 	for _, key := range []string{LabelZone, LabelHostname} {
 		t.Run(key, func(t *testing.T) {
 			s := newTest(t, Config{Timeout: 5 * time.Second})
@@ -190,6 +191,7 @@ func TestSelfAffineGroupSharesADomain(t *testing.T) {
 // selects other pods of the batch that have no such term keeps away from
 // them (h14f), and so does a pod a batch-mate's term selects.
 func TestAsymmetricAntiAffinityInABatch(t *testing.T) {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
 	for _, key := range []string{LabelZone, LabelHostname} {
 		t.Run(key, func(t *testing.T) {
 			s := newTest(t, Config{Timeout: 5 * time.Second})

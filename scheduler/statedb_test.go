@@ -214,6 +214,7 @@ func contains(l []string, x string) bool {
 // TestStateDBPreemption: the paper's cross-node preemption (Fig. 3) on
 // every database; the evicted pod leaves the database.
 func TestStateDBPreemption(t *testing.T) {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
 	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{})
@@ -317,6 +318,7 @@ func TestStateDBChecked(t *testing.T) {
 // database that a scheduler with other policies used (N4's views, built on
 // node_free, present or not) starts and places pods.
 func TestStateDBRestartWithAnotherPolicySelection(t *testing.T) {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
 	for _, d := range raceDBs(stateDBs()[1:]) {
 		t.Run(d.name, func(t *testing.T) {
 			db := d.open(t)
@@ -342,6 +344,7 @@ func TestStateDBRestartWithAnotherPolicySelection(t *testing.T) {
 // used finds it empty and correct: stale rows are gone, and a view the
 // earlier run left with a wrong definition is replaced.
 func TestStateDBRestart(t *testing.T) {
+	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
 	for _, d := range raceDBs(stateDBs()[1:]) {
 		t.Run(d.name, func(t *testing.T) {
 			db := d.open(t)
