@@ -16,7 +16,7 @@ import (
 // eviction after the first; with P3 disabled it empties n1 regardless.
 // Each victim alone passes Evictable (the budget allows a disruption).
 func TestPreemptionCountsDisruptionBudgets(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	ctx := context.Background()
 	for _, c := range []struct {
 		allowed  int64
@@ -57,7 +57,7 @@ func TestPreemptionCountsDisruptionBudgets(t *testing.T) {
 // TestCheckBudgetsRestatesP3: the independent check refuses a plan that
 // evicts more of a budget's pods than it allows, and only then.
 func TestCheckBudgetsRestatesP3(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{DisruptionBudget: func(p *Pod) (string, int64) {
 		if p.Group == "a" {
 			return "default/a", 1

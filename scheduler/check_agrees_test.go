@@ -86,7 +86,7 @@ func randomCheckPod(rng *rand.Rand, name string) *Pod {
 // random batches placed at random (unplaced, on any node, on a node the
 // state lacks) over random states; both accept and both reject often.
 func TestCheckAgreesWithTheReference(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	rng := rand.New(rand.NewSource(3))
 	accepted, rejected := 0, 0
 	reasons := map[string]int{}
@@ -159,7 +159,7 @@ func TestCheckServicePodOnADeletedNode(t *testing.T) {
 // copy per batch), and a relaxed copy when one is disabled, leaving the
 // state as it was.
 func TestWithPolicyStateCopiesOnlyToRelax(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, off := range [][]string{nil, {"H5"}} {
 		s := newTest(t, Config{DisabledPolicies: off})
 		addNodes(t, s, Node{Name: "n1", CPU: 1000, Memory: 1000, Storage: 1000, Pods: 10})

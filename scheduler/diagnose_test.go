@@ -167,7 +167,7 @@ func TestDiagnoseReasons(t *testing.T) {
 // accepts the pod alone (FeasibleNodes), and Diagnose leaves the state as it was. The trials reach every
 // reason the states can give.
 func TestDiagnoseAgreesWithCheck(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	rng := rand.New(rand.NewSource(26))
 	seen := map[string]int{}
 	fits, fitsNot := 0, 0

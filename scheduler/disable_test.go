@@ -11,7 +11,7 @@ import (
 // Every policy that may be disabled can be, alone, in both models: no other
 // file depends on its views.
 func TestDisableEachPolicyCompiles(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, id := range PolicyIDs() {
 		if isRequired(id) {
 			continue
@@ -90,7 +90,7 @@ func TestDisabledSoftPolicy(t *testing.T) {
 // (capacity) forbid the only node; disabled, the pod is placed there, and
 // the independent check agrees.
 func TestDisabledHardPolicy(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, id := range []string{"H12", "H5"} {
 		for _, off := range []bool{false, true} {
 			cfg := Config{}

@@ -17,7 +17,7 @@ import (
 // not the database the model reads): a is rejected on n1, c, which
 // tolerates it, loses its affinity to a, and b on n2 stays.
 func TestDropRejectedKeepsTheRestOfTheBatch(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, d := range raceDBs(stateDBs()) {
 		for _, drop := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/DropRejected=%v", d.name, drop), func(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 // nodes with room only) answers as the reference filter (FeasibleNodes non-empty) on random states: nodes of several sizes, one unschedulable, one
 // tainted, pods bound with hostname anti-affinity and node selectors, full and free nodes.
 func TestFitsSomewhereAgreesWithFeasibleNodes(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	rng := rand.New(rand.NewSource(1))
 	fits, fitsNot := 0, 0
 	for round := 0; round < 40; round++ {

@@ -47,7 +47,7 @@ func evicted(ev []Eviction) []string {
 // do (n1 and n3), which G2 forbids. The plan places both members in r1
 // and evicts exactly those 3.
 func TestGangPreemptionFewestEvictions(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{})
 	addNodes(t, s, gpuNode("n1", "r1", 4), gpuNode("n2", "r1", 4), gpuNode("n3", "r2", 4), gpuNode("n4", "r2", 4))
 	addPods(t, s, boundGPU("a", "", "n1", 4, 0),
@@ -80,7 +80,7 @@ func TestGangPreemptionFewestEvictions(t *testing.T) {
 //     A 2-GPU preemptor evicts L's pod on n1 (single: one eviction), or,
 //     since evicting L whole is three, s0 and s1 (all), leaving L intact.
 func TestGangPreemptionDisruptionMode(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, all := range []bool{false, true} {
 		t.Run(fmt.Sprintf("whole/all=%v", all), func(t *testing.T) {
 			s := newTest(t, Config{})
@@ -127,7 +127,7 @@ func TestGangPreemptionDisruptionMode(t *testing.T) {
 // its pods would fit by evicting (r1's low pods), but nothing is evicted
 // and no pod placed; a gang of 2 fits by evicting, and does.
 func TestGangPreemptionNothingWhenNoFit(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, n := range []int{3, 2} {
 		t.Run(fmt.Sprintf("members=%d", n), func(t *testing.T) {
 			s := newTest(t, Config{})
@@ -156,7 +156,7 @@ func TestGangPreemptionNothingWhenNoFit(t *testing.T) {
 // pods, has preemptionPolicy Never evicts nothing, though it would fit by
 // evicting.
 func TestGangPreemptionPolicyNever(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, podLevel := range []bool{false, true} {
 		t.Run(fmt.Sprintf("pod=%v", podLevel), func(t *testing.T) {
 			s := newTest(t, Config{})
@@ -202,7 +202,7 @@ func TestCheckDisruption(t *testing.T) {
 // eviction. A member that fits alone is not left to the placement model
 // (which would split the gang).
 func TestGangPreemptionUsesFreeNodes(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{})
 	addNodes(t, s, gpuNode("n1", "r1", 4), gpuNode("n2", "r1", 4), gpuNode("n3", "r1", 4))
 	addPods(t, s, boundGPU("a", "", "n1", 4, 0), boundGPU("b0", "", "n2", 2, 0), boundGPU("b1", "", "n2", 2, 0))
@@ -227,7 +227,7 @@ func TestGangPreemptionUsesFreeNodes(t *testing.T) {
 // gang with exactly that many evictions, in whole units, or, where no set makes room, places and evicts
 // nothing.
 func TestGangPreemptionAgreesWithBruteForce(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	cases := 40
 	if testing.Short() || raceDetector {
 		cases = 10 // every case in .ci/run's run without -race
@@ -421,7 +421,7 @@ func gangFits(nodes []Node, free map[string]int64, k int, gpus int64, rack bool)
 // eviction forbidden (Config.Evictable, as a PodDisruptionBudget forbids it): rack r1 cannot be emptied, and
 // the plan empties r2 instead (five evictions), never touching b0.
 func TestGangPreemptionSparesWhatEvictableRefuses(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{Evictable: func(p *Pod) (bool, string) { return p.Name != "b0", "a budget" }})
 	addNodes(t, s, gpuNode("n1", "r1", 4), gpuNode("n2", "r1", 4), gpuNode("n3", "r2", 4), gpuNode("n4", "r2", 4))
 	addPods(t, s, boundGPU("a", "", "n1", 4, 0),

@@ -32,7 +32,7 @@ func addGroups(t testing.TB, s *Scheduler, gs ...PodGroup) {
 // 2-GPU node strands B; deciding both together places both, with and
 // without a rack topology constraint, whichever job arrives first.
 func TestGangStranding(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, topo := range []string{"", "rack"} {
 		for _, aFirst := range []bool{true, false} {
 			t.Run(fmt.Sprintf("topology=%q/aFirst=%v", topo, aFirst), func(t *testing.T) {
@@ -59,7 +59,7 @@ func TestGangStranding(t *testing.T) {
 // none (its GPUs stay free for a gang that fits); a basic group's pods
 // are placed as they fit.
 func TestGangAllOrNothing(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{})
 	addNodes(t, s, gpuNode("n1", "r1", 2), gpuNode("n2", "r1", 1))
 	addGroups(t, s, PodGroup{Name: "big", MinCount: 4}, PodGroup{Name: "fits", MinCount: 2}, PodGroup{Name: "basic"})
@@ -87,7 +87,7 @@ func TestGangAllOrNothing(t *testing.T) {
 // not considered before minCount of its pods exist, nor before its
 // PodGroup does; once they do, its pods are placed together.
 func TestGangWaitsForMinCount(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{})
 	addNodes(t, s, gpuNode("n1", "r1", 8))
 	addPods(t, s, gangPod("g-0", "g", 1), gangPod("g-1", "g", 1))
@@ -115,7 +115,7 @@ func TestGangWaitsForMinCount(t *testing.T) {
 // members; a rack too small for the group leaves it unplaced rather than
 // spread.
 func TestGangTopology(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{})
 	addNodes(t, s, gpuNode("a1", "ra", 4), gpuNode("a2", "ra", 4), gpuNode("b1", "rb", 4), gpuNode("b2", "rb", 4),
 		gpuNode("nolabel", "", 8))
@@ -139,7 +139,7 @@ func TestGangTopology(t *testing.T) {
 // group that would not fit it, and takes a group larger than BatchSize
 // whole.
 func TestGangBatchKeepsGroups(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{BatchSize: 4})
 	addNodes(t, s, gpuNode("n1", "r1", 8), gpuNode("n2", "r1", 8))
 	addGroups(t, s, PodGroup{Name: "g3", MinCount: 3}, PodGroup{Name: "h3", MinCount: 3}, PodGroup{Name: "big", MinCount: 6})
@@ -210,7 +210,7 @@ func TestCheckCatchesGangFaults(t *testing.T) {
 // the full policies (State.Check, not the relaxed PolicyState) rejects
 // both: a wrong model would not go unnoticed.
 func TestCheckCatchesAModelWithoutGangs(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		nodes []Node
@@ -248,7 +248,7 @@ func TestCheckCatchesAModelWithoutGangs(t *testing.T) {
 // every node (a rack is not an arc's share of it): the plain pods and the
 // gang are all placed, the gang in one rack.
 func TestGangMixedBatchOnASampledCluster(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{})
 	for i := 0; i < 150; i++ {
 		addNodes(t, s, gpuNode(fmt.Sprintf("n%03d", i), fmt.Sprintf("r%02d", i/10), 2))

@@ -44,7 +44,7 @@ func roomiest(nodes []Node, pods []Pod) string {
 // memory, running pods filling them unevenly, some nodes full or far
 // overcommitted), names the node the Go restatement picks.
 func TestRoomiestNodeViewAgreesWithGo(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{})
@@ -87,7 +87,7 @@ func TestRoomiestNodeViewAgreesWithGo(t *testing.T) {
 // empty (without N4 the balancing policies put one on each node), and the
 // next batch's large pod, which fits nowhere else, takes it.
 func TestHeadroomKeepsTheRoomiestNode(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	nodes := []Node{{Name: "n1", CPU: 4000, Memory: 4000}, {Name: "n2", CPU: 4000, Memory: 4000}, {Name: "n3", CPU: 4000, Memory: 4000}}
 	kept := roomiest(nodes, nil)
 	for _, on := range []bool{true, false} {
@@ -129,7 +129,7 @@ func TestHeadroomKeepsTheRoomiestNode(t *testing.T) {
 // full has more room for a large pod than an empty small one, and N4 keeps
 // it (in percent of its own allocatable the small node would rank first).
 func TestRoomiestNodeOfMixedSizesIsTheLargestRoom(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{})

@@ -68,7 +68,7 @@ func TestDocPolicyTable(t *testing.T) {
 // pods of the batch and per-node views, never the pod table nor the tables
 // of every pod's terms and selections.
 func TestPlacementModelReadsTheBatch(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{})
 	addNodes(t, s, Node{Name: "n1", CPU: 4000, Memory: 4000})
 	web := SelectLabels(map[string]string{"app": "web"})

@@ -77,7 +77,7 @@ func TestNodeFiltersDifferential(t *testing.T) {
 // Pods placed together clash on a host port as bound pods do: one on every
 // address keeps the other off its node, two on distinct addresses share it.
 func TestHostPortsWithinTheBatch(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, c := range []struct {
 		name   string
 		a, b   string
@@ -111,7 +111,7 @@ func TestHostPortsWithinTheBatch(t *testing.T) {
 // The node constraints of a pod's volumes (H17) hold each, beside its own
 // node affinity: a local volume pinned to b1 and a zone selector.
 func TestVolumeNodeSelectorsDifferential(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	nodes := []Node{node("a1", "za"), node("b1", "zb"), node("b2", "zb")}
 	pin := [][]NodeRequirement{{{Key: LabelHostname, Operator: "In", Values: []string{"b1", "a1"}}}}
 	zone := [][]NodeRequirement{{{Key: LabelZone, Operator: "In", Values: []string{"zb"}}}, {{Key: "region", Operator: "Exists"}}}
@@ -140,7 +140,7 @@ func TestVolumeNodeSelectorsDifferential(t *testing.T) {
 // mismatchLabelKeys key the pod lacks leaves a copy of another term): the
 // copies are one constraint, not a pod kept apart from itself.
 func TestRepeatedAntiAffinityTerm(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{})

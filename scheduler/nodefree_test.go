@@ -39,7 +39,7 @@ func nodeFree(nodes []Node, pods []Pod, a arc, decided map[string]bool) map[stri
 // nodes of the arc with what the Go restatement leaves of each, in ring
 // order.
 func TestNodeFreeViewAgreesWithGo(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	phases := []string{PhasePending, PhaseRunning, PhaseRunning, PhaseSucceeded, PhaseFailed}
 	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {

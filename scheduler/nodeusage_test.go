@@ -91,7 +91,7 @@ func readUsage(t *testing.T, s *Scheduler) map[string][6]int64 {
 // half is assumed bound while the second is solved) and evicted by
 // preemption plans.
 func TestNodeUsageFollowsThePods(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	phases := []string{PhasePending, PhaseRunning, PhaseSucceeded, PhaseFailed}
 	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 // the first pod on the emptier node and cannot place the third; a batch
 // places all three.
 func TestFig2GreedyFailsBatchingSucceeds(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	run := func(b int) int {
 		cfg := Config{BatchSize: b}
 		if b == 1 {
@@ -72,7 +72,7 @@ func addFig3(t testing.TB, s *Scheduler) {
 }
 
 func TestFig3CrossNodePreemption(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{})
 	ctx := context.Background()
 	addFig3(t, s)
@@ -94,7 +94,7 @@ func TestFig3CrossNodePreemption(t *testing.T) {
 
 // Kubernetes issue 40358: at most 2 pods of a group per node, 50 nodes.
 func TestMaxTwoPerNode(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{BatchSize: 100, Timeout: 3 * time.Second})
 	for i := 0; i < 50; i++ {
 		addNodes(t, s, Node{Name: fmt.Sprintf("n%02d", i), CPU: 64000, Memory: 64000})
@@ -132,7 +132,7 @@ func TestMaxTwoPerNode(t *testing.T) {
 // Even spreading (N2, max_skew 0): ceil(pods / zones) per zone, and the
 // kube maxSkew form (N3) over nodes.
 func TestEvenSpreading(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{Timeout: 3 * time.Second})
 	for i := 0; i < 6; i++ {
 		addNodes(t, s, Node{Name: fmt.Sprintf("n%d", i), CPU: 64000, Memory: 64000, Zone: fmt.Sprintf("z%d", i%3)})
@@ -173,7 +173,7 @@ func TestEvenSpreading(t *testing.T) {
 
 // One unplaceable pod does not block its batch.
 func TestUnplaceablePodDoesNotBlock(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{})
 	addNodes(t, s, Node{Name: "n1", CPU: 2000, Memory: 2000})
 	addPods(t, s, Pod{Name: "a", CPU: 500, Memory: 500}, Pod{Name: "huge", CPU: 9000, Memory: 500},

@@ -154,7 +154,7 @@ func TestPluginsDifferential(t *testing.T) {
 // ScheduleBatch), and the pods left unplaced are unplaceable alone or
 // blocked by the batch.
 func TestRandomBatchesChecked(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	seeds := int64(6)
 	if raceDetector {
 		seeds = 2

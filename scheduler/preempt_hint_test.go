@@ -91,7 +91,7 @@ func TestPreemptionHint(t *testing.T) {
 // places all of them (the solver starts from the hint): it placed 20 of
 // 100 in 0.7 s at 500 nodes before.
 func TestPreemptPodsPlacesEveryPreemptor(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{})
 	ctx := context.Background()
 	for i := 0; i < 150; i++ {

@@ -8,7 +8,7 @@ import (
 // PreemptPods on the paper's Fig. 3: pod1 is placed on node1 by evicting pod2 on node2 (cross-node), the
 // victim stays in the state until the caller deletes it, and pod1 is assumed on node1.
 func TestPreemptPodsCrossNode(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{})
 	ctx := context.Background()
 	addFig3(t, s)
@@ -34,7 +34,7 @@ func TestPreemptPodsCrossNode(t *testing.T) {
 // Victims are only pods of lower priority than every preemptor; a preemptor that fits without evicting is
 // left to the placement model; the evictions are minimal.
 func TestPreemptPodsRules(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	ctx := context.Background()
 	shared := newTest(t, Config{}) // one scheduler (compiling the models costs seconds under -race), emptied per case
 	newTest := func(t *testing.T, _ Config) *Scheduler {
@@ -119,7 +119,7 @@ func TestPreemptPodsRules(t *testing.T) {
 // A pod with preemptionPolicy Never has no pod evicted for it, by PreemptPods or Preempt; beside it, a pod
 // that may preempt still does.
 func TestPreemptionPolicyNever(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	ctx := context.Background()
 	for _, call := range []string{"PreemptPods", "Preempt"} {
 		t.Run(call, func(t *testing.T) {

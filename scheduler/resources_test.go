@@ -56,7 +56,7 @@ func nodeResourceFree(nodes []Node, pods []Pod, a arc, decided map[string]bool) 
 // resource the decided pods request, with what the Go restatement leaves;
 // none when no decided pod requests one.
 func TestNodeResourceFreeViewAgreesWithGo(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	phases := []string{PhasePending, PhaseRunning, PhaseRunning, PhaseSucceeded, PhaseFailed}
 	names := []string{gpu, "example.com/foo", "hugepages-2Mi"}
 	some := func(rng *rand.Rand, hi int64) map[string]int64 {
@@ -219,7 +219,7 @@ func resourceCases() []resourceCase {
 // check; where a case lets a pod take one of several nodes (or none), the
 // number of pods placed is the most the nodes can take.
 func TestScalarResources(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{})
@@ -274,7 +274,7 @@ func splitAlt(s string) []string {
 // TestScalarResourcesGoFilter: the Go restatement (FeasibleNodes) agrees
 // with the solver pod by pod on the cases' clusters.
 func TestScalarResourcesGoFilter(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{})
 	for _, c := range raceShare(resourceCases()) {
 		emptyState(t, s)
@@ -303,7 +303,7 @@ func TestScalarResourcesGoFilter(t *testing.T) {
 // H5's scalar file, however many GPUs the nodes and bound pods hold; a
 // batch that requests one reads a row per sampled node.
 func TestScalarResourcesCostNothingUnasked(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{})
 	for i := 0; i < 4; i++ {
 		addNodes(t, s, Node{Name: fmt.Sprintf("n%d", i), CPU: 4000, Memory: 4000, Resources: map[string]int64{gpu: 4, "hugepages-1Gi": 2}})
@@ -331,7 +331,7 @@ func TestScalarResourcesCostNothingUnasked(t *testing.T) {
 // GPU pod of high priority evicts the low-priority pod holding the node's
 // GPU and no other, on every state database.
 func TestScalarResourcesPreemption(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{})
@@ -360,7 +360,7 @@ func TestScalarResourcesPreemption(t *testing.T) {
 // TestScalarResourcesDisabledWithH5: disabling H5 drops both of its files
 // and the Go check's scalar requests with them.
 func TestScalarResourcesDisabledWithH5(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{DisabledPolicies: []string{"H5"}})
 	addNodes(t, s, Node{Name: "cpu-only", CPU: 4000, Memory: 4000})
 	addPods(t, s, Pod{Name: "trainer", CPU: 100, Resources: map[string]int64{gpu: 1}})

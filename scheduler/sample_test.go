@@ -24,7 +24,7 @@ func sampledCluster(t *testing.T) (*Scheduler, []string) {
 // Each batch's pods go to the nodes of one arc of the ring, and the next
 // batch takes the next arc: four batches cover the ring's four quarters.
 func TestNodeSampleGoesRoundTheCluster(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s, _ := sampledCluster(t)
 	quarters := map[int64]bool{}
 	for b := 0; b < 4; b++ {
@@ -72,7 +72,7 @@ func TestNodeSampleGoesRoundTheCluster(t *testing.T) {
 // every node: it is placed, not called unschedulable; a pod no node takes
 // is unschedulable after both solves.
 func TestNodeSampleFallsBackToEveryNode(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s, names := sampledCluster(t)
 	// The first batch's arc is the ring's first quarter: pin a pod to a
 	// node outside it.
@@ -101,7 +101,7 @@ func TestNodeSampleFallsBackToEveryNode(t *testing.T) {
 // is considered: the model of a 4-pod batch has a variable domain of all
 // 40 nodes, four times the sampled one.
 func TestNodeSampleShrinksTheModel(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	vars := map[int]int{}
 	for _, sample := range []int{10, -1} {
 		s := newTest(t, Config{NodeSample: sample, BatchSize: 4})
@@ -128,7 +128,7 @@ func TestNodeSampleShrinksTheModel(t *testing.T) {
 // end. Terms that leave most nodes possible (anti-affinity, preferred,
 // node selectors) add nothing. The pods are placed on those nodes.
 func TestSampleTakesTheNodesPodsNeed(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s, names := sampledCluster(t)
 	// The first batch's arc is the ring's first quarter.
 	var far []string
@@ -206,7 +206,7 @@ func TestSampleTakesTheNodesPodsNeed(t *testing.T) {
 // of a small cluster, then 50% less 1% per 125 nodes (at least 5%), and
 // never fewer than 100 nodes.
 func TestDefaultNodeSampleIsKubeSchedulers(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, c := range []struct{ nodes, want int }{
 		{0, 0}, {40, 40}, {99, 99}, {100, 100}, {150, 75 + 25}, {200, 100}, {500, 230},
 		{1000, 420}, {5000, 500}, {6000, 300}, {10000, 500}, {15000, 750},
@@ -261,7 +261,7 @@ func TestSQLitePlansFromTheBatch(t *testing.T) {
 // arc.holds accepts and the arc's extra nodes that exist: random arcs,
 // those past the ring's end (lo > hi) and the whole ring included.
 func TestSampledNodeViewAgreesWithTheArc(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s, names := sampledCluster(t)
 	rng := rand.New(rand.NewSource(5))
 	arcs := []arc{wholeRing, {lo: sampleRing - 1000, hi: 0}, {lo: 0, hi: 0}}

@@ -80,7 +80,7 @@ func schedule(t testing.TB, s *Scheduler) (map[string]string, []Unschedulable) {
 }
 
 func TestSmoke(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	s := newTest(t, Config{})
 	addNodes(t, s, Node{Name: "n1", CPU: 4000, Memory: 8000, Zone: "a"}, Node{Name: "n2", CPU: 4000, Memory: 8000, Zone: "b"})
 	for i := 0; i < 4; i++ {

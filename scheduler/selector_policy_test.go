@@ -118,7 +118,7 @@ func TestSelectorPoliciesAgreeWithTheFilters(t *testing.T) {
 // check (an order of binding in which every pod passes the Filters exists,
 // or ScheduleBatch fails with ErrCheck); the model places most pods.
 func TestSelectorBatchesHaveABindingOrder(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	placedAll, total := 0, 0
 	seeds := int64(12)
 	if raceDetector {
@@ -156,7 +156,7 @@ func TestSelectorBatchesHaveABindingOrder(t *testing.T) {
 // is placed at once in one domain of each term's key (the first bound is
 // exempt, every other needs it): all in one zone, all on one node.
 func TestSelfAffineGroupSharesADomain(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, key := range []string{LabelZone, LabelHostname} {
 		t.Run(key, func(t *testing.T) {
 			s := newTest(t, Config{Timeout: 5 * time.Second})
@@ -191,7 +191,7 @@ func TestSelfAffineGroupSharesADomain(t *testing.T) {
 // selects other pods of the batch that have no such term keeps away from
 // them (h14f), and so does a pod a batch-mate's term selects.
 func TestAsymmetricAntiAffinityInABatch(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, key := range []string{LabelZone, LabelHostname} {
 		t.Run(key, func(t *testing.T) {
 			s := newTest(t, Config{Timeout: 5 * time.Second})

@@ -180,7 +180,7 @@ func wantPodMatch(st *State) []string {
 // (labels, terms, namespaces, terminating), deletions and namespace label
 // changes, and no row of a selector no pod uses any more.
 func TestPodMatchFollowsThePods(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{})

@@ -21,7 +21,7 @@ import (
 // from its pods) and one whose nodes the policies narrow (counted node by
 // node); the test fails if either kind is missing.
 func TestTopologySpreadDomainAgreesWithGo(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) { topologySpreadDomainAgreesWithGo(t, newOn(t, d, Config{})) })
 	}

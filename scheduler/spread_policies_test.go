@@ -15,7 +15,7 @@ import (
 // placed the pod on a2, and the Go check rejected the batch (e2e
 // differential seeds 71, 362 and 828).
 func TestSpreadConstraintReadsItsOwnInclusionPolicies(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	x := map[string]string{"app": "x"}
 	cases := []struct {
 		name       string

@@ -126,7 +126,7 @@ func bindingsOf(placed map[string]string) []string {
 // every database: each pod on a node the Go filter accepts, the database
 // holding the same bindings and the booleans as written.
 func TestStateDBPlacement(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{BatchSize: 10})
@@ -214,7 +214,7 @@ func contains(l []string, x string) bool {
 // TestStateDBPreemption: the paper's cross-node preemption (Fig. 3) on
 // every database; the evicted pod leaves the database.
 func TestStateDBPreemption(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{})
@@ -247,7 +247,7 @@ func TestStateDBPreemption(t *testing.T) {
 // bindings are the scheduler's; the single-pod plugin cases agree with the
 // Go filter.
 func TestStateDBChecked(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, d := range raceDBs(stateDBs()[1:]) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{BatchSize: 12, Timeout: 2 * time.Second, Seed: 3})
@@ -318,7 +318,7 @@ func TestStateDBChecked(t *testing.T) {
 // database that a scheduler with other policies used (N4's views, built on
 // node_free, present or not) starts and places pods.
 func TestStateDBRestartWithAnotherPolicySelection(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, d := range raceDBs(stateDBs()[1:]) {
 		t.Run(d.name, func(t *testing.T) {
 			db := d.open(t)
@@ -344,7 +344,7 @@ func TestStateDBRestartWithAnotherPolicySelection(t *testing.T) {
 // used finds it empty and correct: stale rows are gone, and a view the
 // earlier run left with a wrong definition is replaced.
 func TestStateDBRestart(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, d := range raceDBs(stateDBs()[1:]) {
 		t.Run(d.name, func(t *testing.T) {
 			db := d.open(t)
@@ -565,7 +565,7 @@ func TestStateDBAnalyzes(t *testing.T) {
 // label, and spreading over zones by a selector. Each pod lands where the
 // Filters allow it, in an order of binding the Go check finds.
 func TestStateDBSelectors(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
 			s := newOn(t, d, Config{BatchSize: 10})

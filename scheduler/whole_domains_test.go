@@ -15,7 +15,7 @@ import (
 // B fits. With N5 disabled (the mutation) B is stranded. With and without
 // a rack constraint on both jobs.
 func TestWholeDomainsKeepTheLargeNodeForALaterGang(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, topo := range []string{"", "rack"} {
 		for _, on := range []bool{true, false} {
 			t.Run(fmt.Sprintf("topology=%q/N5=%v", topo, on), func(t *testing.T) {
@@ -62,7 +62,7 @@ func TestWholeDomainsKeepTheLargeNodeForALaterGang(t *testing.T) {
 // them apart. With N5 disabled the small gang takes r2 and the rack gang
 // is stranded.
 func TestWholeDomainsKeepAWholeRackForATopologyGang(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	for _, on := range []bool{true, false} {
 		t.Run(fmt.Sprintf("N5=%v", on), func(t *testing.T) {
 			cfg := Config{ImprovementTimeout: time.Second} // the best-scored placement, as above
@@ -194,7 +194,7 @@ func wholeDomainCost(nodes []Node, pods []Pod, groups []PodGroup, batch map[stri
 // some past their GPUs, pods of PodGroups and plain pods in the batch,
 // GPUs and a second resource), is the Go restatement's.
 func TestWholeDomainCostAgreesWithGo(t *testing.T) {
-	t.Parallel() // its own schedulers and databases: under -race the package runs for minutes on one core otherwise
+	t.Parallel()
 	const other = "example.com/fpga"
 	for _, d := range raceDBs(stateDBs()) {
 		t.Run(d.name, func(t *testing.T) {
