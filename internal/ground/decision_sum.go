@@ -136,10 +136,15 @@ func (g *grounder) decisionSums(q *ir.Query, outer *tuple) []*group {
 		per[i] = perAgg{k: make([]int64, len(rb.rows)), fixed: make([]bool, len(rb.rows)), entries: make([][]entry, len(rb.rows))}
 	}
 	xs := make([]int32, len(rb.rows)) // the variable of each row of rb that has entries
-	// The pairs each row of rb is in, whatever the aggregates: the values of
-	// its variable that join some row of ra, or a pair present anyway.
-	memberVals := make([][]int64, len(rb.rows))
-	memberFixed := make([]bool, len(rb.rows))
+	// Grouped, the pairs each row of rb is in, whatever the aggregates (its
+	// group's presence): the values of its variable that join some row of
+	// ra, or a pair present anyway. Without group by the one group exists
+	// anyway, and nothing is recorded.
+	var memberVals [][]int64
+	var memberFixed []bool
+	if keys != nil {
+		memberVals, memberFixed = make([][]int64, len(rb.rows)), make([]bool, len(rb.rows))
+	}
 	weights := make([]int64, len(aggs))
 	present := make([]bool, len(aggs))
 	t := &tuple{rows: make([]*row, 2), outer: outer, guard: fTrue}
@@ -209,9 +214,13 @@ func (g *grounder) decisionSums(q *ir.Query, outer *tuple) []*group {
 			switch {
 			case c.guard == nil:
 				xs[c.row] = c.x
-				memberVals[c.row] = append(memberVals[c.row], c.v)
+				if keys != nil {
+					memberVals[c.row] = append(memberVals[c.row], c.v)
+				}
 			case isTrue(c.guard):
-				memberFixed[c.row] = true
+				if keys != nil {
+					memberFixed[c.row] = true
+				}
 			default:
 				return nil
 			}
@@ -339,7 +348,7 @@ func decisionSumAggs(q *ir.Query) ([]*ir.Agg, bool) {
 				aggs = append(aggs, x)
 				return false
 			case *ir.ColRef:
-				if x.Up == 0 && !groupedBy(q, x) {
+				if x.Up == 0 && groupKeyIndex(q, x) < 0 {
 					ok = false // a column outside an aggregate, not a key of the group
 				}
 			case *ir.In, *ir.Exists, *ir.Scalar:
@@ -360,12 +369,13 @@ func decisionSumAggs(q *ir.Query) ([]*ir.Agg, bool) {
 	return aggs, ok
 }
 
-// groupedBy reports whether c is one of q's group by columns.
-func groupedBy(q *ir.Query, c *ir.ColRef) bool {
-	for _, k := range q.GroupBy {
+// groupKeyIndex returns the position of column c (of q's own sources)
+// among q's group by columns, or -1.
+func groupKeyIndex(q *ir.Query, c *ir.ColRef) int {
+	for i, k := range q.GroupBy {
 		if kc, ok := k.(*ir.ColRef); ok && kc.Up == 0 && kc.Source == c.Source && kc.Col == c.Col {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }

@@ -97,10 +97,8 @@ func (sc scope) tupleForSub() *tuple {
 
 func (g *grounder) colRef(e *ir.ColRef, sc scope) value {
 	if e.Up == 0 && sc.grp != nil {
-		for i, k := range sc.grp.q.GroupBy {
-			if c, ok := k.(*ir.ColRef); ok && c.Up == 0 && c.Source == e.Source && c.Col == e.Col {
-				return sc.grp.key[i]
-			}
+		if i := groupKeyIndex(sc.grp.q, e); i >= 0 {
+			return sc.grp.key[i]
 		}
 		// Functionally dependent on the group key: every member agrees.
 		if sc.grp.first != nil {
