@@ -12,6 +12,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"sync"
 	"time"
@@ -377,18 +378,27 @@ func (s *Scheduler) UpsertPod(ctx context.Context, p Pod) error {
 	}
 	p = normalizePod(p)
 	was := s.state.Pods[p.Name]
-	matches, commit := s.matches.upsert(s.state, &p)
-	st := append(writePod(&p), matches...)
-	if was != nil {
-		st = append(st, usageRefresh(was.NodeName, p.NodeName)...)
-	} else {
-		st = append(st, usageRefresh(p.NodeName)...)
+	// A pod reported as the state already holds it writes nothing: a
+	// running pod's status updates (conditions, IPs, restarts: fields the
+	// Pod type does not keep), or the binding of a pod this scheduler
+	// assumed bound (unless the API server added the node's topology
+	// labels to it, as v1.37 does). A rewrite is a statement per table the
+	// pod has rows in and its node's usage. The state and the database
+	// change together everywhere, so equal state means equal rows.
+	if was == nil || !reflect.DeepEqual(*was, p) {
+		matches, commit := s.matches.upsert(s.state, &p)
+		st := append(writePod(&p), matches...)
+		if was != nil {
+			st = append(st, usageRefresh(was.NodeName, p.NodeName)...)
+		} else {
+			st = append(st, usageRefresh(p.NodeName)...)
+		}
+		if err := s.exec(ctx, st); err != nil {
+			return err
+		}
+		commit()
+		s.state.Pods[p.Name] = &p
 	}
-	if err := s.exec(ctx, st); err != nil {
-		return err
-	}
-	commit()
-	s.state.Pods[p.Name] = &p
 	if p.NodeName == "" && p.Phase == PhasePending && s.ours(&p) {
 		s.lastPending = time.Now()
 		if was == nil || was.NodeName != "" || was.Phase != PhasePending {

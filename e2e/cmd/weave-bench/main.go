@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 
@@ -56,11 +57,12 @@ func run(args []string) error {
 	quick := fs.Bool("quick", cmd == "quick", "small sizes")
 	tiny := fs.Bool("tiny", false, "smaller still (the command's own test)")
 	workloads := fs.String("workloads", "", "scale: comma-separated scheduler_perf workloads to run (e.g. PreemptionBasic or Preempt; default all)")
-	schedulers := fs.String("schedulers", "", "preemption, scale: run only these schedulers (kube, weave; default both)")
+	schedulers := fs.String("schedulers", "", "preemption, scale: run only these schedulers, in this order (kube, weave; default kube,weave)")
 	nodes := fs.String("nodes", "", "scale: comma-separated node counts (default by mode: 500,5000; quick 500; tiny 50); latency: the node count (500)")
 	batchWait := fs.Duration("batch-wait", 0, "weave-scheduler's batch wait (default its own)")
 	burstLinger := fs.Duration("burst-linger", 0, "weave-scheduler's burst linger (default its own; negative: off)")
 	runs := fs.Int("runs", 0, "latency: alternated runs (default 3)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run (API server, schedulers, client) to this file")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -97,6 +99,17 @@ func run(args []string) error {
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	logFile, err := os.Create(filepath.Join(*out, "server.log"))
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -35,8 +36,9 @@ type Config struct {
 	// PreemptionBasic); Nodes, when not empty, replaces its node counts.
 	Workloads []string
 	Nodes     []int
-	// Schedulers, when not empty, limits experiments 4 and 6 to these schedulers (kube, weave): for
-	// investigating one of them; the reports' comparisons need both.
+	// Schedulers, when not empty, limits experiments 4 and 6 to these schedulers (kube, weave), run in
+	// its order: one of them for investigating it (the reports' comparisons need both), or both with
+	// weave-scheduler first, so that alternated runs do not always give one the API server second.
 	Schedulers []string
 	// BatchWait, when not zero, sets weave-scheduler's batch wait (none by default since issue 24: a
 	// batch is what is pending when the loop is free): the batching rule's cost and benefit.
@@ -195,17 +197,16 @@ var sectionTitles = map[int]string{
 }
 
 // schedulers returns the schedulers to run in experiments 4 and 6: kube-scheduler then weave-scheduler,
-// or those Config.Schedulers selects.
+// or those Config.Schedulers selects, in its order (alternated runs put either first).
 func (r *Runner) schedulers() []string {
 	if len(r.cfg.Schedulers) == 0 {
 		return []string{kubeName, weaveName}
 	}
 	var out []string
-	for _, name := range []string{kubeName, weaveName} {
-		for _, w := range r.cfg.Schedulers {
-			if w == name || w == shortName(name) {
+	for _, w := range r.cfg.Schedulers {
+		for _, name := range []string{kubeName, weaveName} {
+			if (w == name || w == shortName(name)) && !slices.Contains(out, name) {
 				out = append(out, name)
-				break
 			}
 		}
 	}
