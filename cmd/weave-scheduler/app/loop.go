@@ -60,7 +60,8 @@ func (s *Server) scheduleLoop(ctx context.Context) error {
 			continue
 		}
 		st := s.brain.LastStats()
-		s.observe(st, len(bindings)+len(unsched))
+		size := len(bindings) + len(unsched)
+		s.observe(st, size)
 		if s.Hooks.AfterSolve != nil {
 			s.Hooks.AfterSolve(ctx, bindings)
 		}
@@ -88,7 +89,11 @@ func (s *Server) scheduleLoop(ctx context.Context) error {
 			s.failed(ctx, unsched)
 		}
 		failedTook := time.Since(tf)
-		s.metrics.phase.WithLabelValues("total").Observe(time.Since(t0).Seconds())
+		total := time.Since(t0)
+		s.metrics.phase.WithLabelValues("total").Observe(total.Seconds())
+		if s.Hooks.AfterBatch != nil {
+			s.Hooks.AfterBatch(BatchReport{Start: t0, Size: size, Placed: len(bindings), Stats: st, Total: total})
+		}
 		s.log.Debug("batch", "placed", len(bindings), "bound", len(ok), "unschedulable", len(unsched),
 			"variables", st.Variables, "constraints", st.Constraints, "ground", st.Ground, "solve", st.Solve,
 			"batch", time.Since(t0), "check", time.Since(tc)-failedTook, "unplaced_triage", failedTook)

@@ -30,13 +30,26 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
+	"github.com/weavesql/weave"
 	"github.com/weavesql/weave/scheduler"
 )
 
-// Hooks let tests act between the phases of a batch.
+// Hooks let tests act between the phases of a batch, and benchmarks record batches.
 type Hooks struct {
 	// AfterSolve runs after a batch is solved, before the re-check and the bindings.
 	AfterSolve func(ctx context.Context, bindings []scheduler.Binding)
+	// AfterBatch runs at the end of every batch that decided pods, on the loop's path: it must be
+	// quick (weave-bench's probe scraped the metrics in AfterSolve, 10 ms a batch on the loop's path).
+	AfterBatch func(BatchReport)
+}
+
+// BatchReport is one batch of the loop: when it started, its pods, what Weave reported of its solve
+// and the batch's whole time (solve, re-check, queueing the bindings, the unplaced pods' triage).
+type BatchReport struct {
+	Start        time.Time
+	Size, Placed int // pods in the batch, and those the model placed
+	Stats        weave.Stats
+	Total        time.Duration
 }
 
 // Server is one weave-scheduler replica.
