@@ -220,9 +220,8 @@ func startWeave(ctx context.Context, c *harness.Cluster, cfg app.Config, log *sl
 	return startWeaveProbe(ctx, c, cfg, log, true)
 }
 
-// startWeaveProbe is startWeave; with perBatch false the probe records no batch (Batches is empty). Its
-// hook only appends the batch's report, but the latency experiment scrapes the metrics before and after
-// each of its runs instead.
+// startWeaveProbe is startWeave; with perBatch false the probe records no batch (Batches is empty): the
+// latency experiment reads the metrics before and after each of its runs instead.
 func startWeaveProbe(ctx context.Context, c *harness.Cluster, cfg app.Config, log *slog.Logger, perBatch bool) (*sched, error) {
 	s, err := app.New(cfg, c.Config, log)
 	if err != nil {
