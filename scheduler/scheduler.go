@@ -369,15 +369,14 @@ func (s *Scheduler) UpsertVolume(ctx context.Context, name, zone string) error {
 func (s *Scheduler) UpsertPod(ctx context.Context, p Pod) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old := s.state.Pods[p.Name]
-	if old != nil {
-		p.created = old.created
+	was := s.state.Pods[p.Name]
+	if was != nil {
+		p.created = was.created
 	} else {
 		s.seq++
 		p.created = s.seq
 	}
 	p = normalizePod(p)
-	was := s.state.Pods[p.Name]
 	// A pod reported as the state already holds it writes nothing: a
 	// running pod's status updates (conditions, IPs, restarts: fields the
 	// Pod type does not keep), or the binding of a pod this scheduler

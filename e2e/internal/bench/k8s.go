@@ -228,7 +228,6 @@ func startWeaveProbe(ctx context.Context, c *harness.Cluster, cfg app.Config, lo
 		return nil, fmt.Errorf("start weave-scheduler: %w", err)
 	}
 	probe := &weaveProbe{srv: s, start: time.Now()}
-	probe.last = probe.scrape()
 	if perBatch {
 		s.Hooks.AfterBatch = probe.afterBatch
 	}
@@ -275,9 +274,8 @@ type weaveProbe struct {
 	start time.Time
 
 	mu      sync.Mutex
-	last    promText
 	batches []Batch
-	end     promText
+	end     promText // the metrics once stopped
 }
 
 func (p *weaveProbe) scrape() promText {
@@ -321,10 +319,7 @@ func (p *weaveProbe) Batches() []Batch {
 func (p *weaveProbe) bindMean() time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	m := p.end
-	if m == nil {
-		m = p.last
-	}
+	m := p.end // nil before finish: no binding counted
 	s, n := m[fmt.Sprintf(phaseSum, "bind")], m[`weave_scheduler_batch_phase_duration_seconds_count{phase="bind"}`]
 	if n == 0 {
 		return 0
