@@ -397,13 +397,25 @@ func deleteNode(name string) []stmt {
 	}
 }
 
+// insertNodeLabel writes a node's label with its value's number
+// (value_id): that of the key's rows holding the same value, or else one
+// above the key's largest, so that equal values share a number and
+// different ones never do among the rows present (a value whose nodes all
+// went and came back may get a new one). Both lookups are index searches
+// (node_label_kv, node_label_key_id). The key and value come again as
+// $5 to $7: PostgreSQL deduces one type per parameter, and varchar(253)
+// for the column differs from text in the comparisons.
+const insertNodeLabel = `insert into node_label values ($1, $2, $3, $4,
+  coalesce((select min(o.value_id) from node_label o where o.label_key = $5 and o.label_value = $6),
+           (select coalesce(max(o.value_id), 0) + 1 from node_label o where o.label_key = $7)))`
+
 func writeNode(n Node) []stmt {
 	st := deleteNode(n.Name)
 	st = append(st, stmt{"insert into node values " + params(13), []any{
 		n.Name, n.Zone, n.CPU, n.Memory, n.Storage, n.Pods, n.Unschedulable, !n.NotReady,
 		n.NetworkUnavailable, n.MemoryPressure, n.DiskPressure, n.PIDPressure, sampleKey(n.Name)}})
 	for _, k := range sortedKeys(n.Labels) {
-		st = append(st, stmt{"insert into node_label values " + params(4), []any{n.Name, k, n.Labels[k], labelInt(n.Labels[k])}})
+		st = append(st, stmt{insertNodeLabel, []any{n.Name, k, n.Labels[k], labelInt(n.Labels[k]), k, n.Labels[k], k}})
 	}
 	for _, f := range n.Features {
 		st = append(st, stmt{"insert into node_feature values " + params(2), []any{n.Name, f}})

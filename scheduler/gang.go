@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sort"
 )
 
@@ -218,14 +219,22 @@ func hasGroups(q []*Pod) bool {
 // leaves the least of its requested resources free in the domain (best
 // fit, as TopologyPlacement keeps the MostAllocated one); a pod goes to
 // the node it leaves the least room on. A group that cannot reach its
-// MinCount (bound members counted) is hinted unplaced. Only the per-node
+// MinCount (bound members counted) is hinted unplaced. Only the sample's
+// nodes are tried (the batch's arc, SchedulePending). Only the per-node
 // policies (nodeOK) and the resources are honoured: the hint is a first
 // guess, which the solver repairs where another policy forbids it.
-func (st *State) gangHint(q []*Pod) map[string]string {
+func (st *State) gangHint(q []*Pod, sample arc) map[string]string {
 	used := st.usage(nil)
 	var names []string
 	for name := range st.Nodes {
-		names = append(names, name)
+		if sample.whole() || sample.holds(sampleKey(name)) {
+			names = append(names, name)
+		}
+	}
+	for _, name := range sample.extra {
+		if st.Nodes[name] != nil && !sample.holds(sampleKey(name)) {
+			names = append(names, name)
+		}
 	}
 	sort.Strings(names)
 	hint := map[string]string{}
@@ -300,53 +309,111 @@ func (st *State) gangHint(q []*Pod) map[string]string {
 
 // greedyUnit places a unit's pods one by one on the nodes names, each on
 // the node where it leaves the least room (Node.room), on top of used; it
-// returns the placement and the changed nodes' use.
+// returns the placement and the changed nodes' use. The nodes and their
+// use are looked up once, not once per pod and node; a pod's fit and room
+// are one pass over its requests (fitsRoom); the per-node policies are
+// checked only where the pod fits, and their verdicts are kept for the
+// next pod while it has the same node predicates (a gang's workers): per
+// pod and node this was three map reads, two passes over the requests and
+// nodeOK, 4 ms of a 100-pod batch at 500 nodes.
 func (st *State) greedyUnit(unit []*Pod, names []string, used map[string]nodeUse) (map[string]string, map[string]nodeUse) {
-	place := map[string]string{}
-	use := map[string]nodeUse{}
-	get := func(n string) nodeUse {
-		if u, ok := use[n]; ok {
-			return u
-		}
-		return used[n]
+	nodes := make([]*Node, len(names))
+	uses := make([]nodeUse, len(names))
+	for i, n := range names {
+		nodes[i], uses[i] = st.Nodes[n], used[n]
 	}
+	changed := make([]bool, len(names))
+	verdicts := make([]int8, len(names)) // nodeOK for the pods like prev: 0 unknown, 1 ok, 2 not
+	const verdictOK, verdictNot = 1, 2
+	var prev *Pod
+	place := map[string]string{}
+	var req []scalarRequest
 	for _, p := range unit {
-		best, bestRoom := "", int64(0)
-		for _, n := range names {
-			node := st.Nodes[n]
-			u := get(n)
-			if !u.holds(node, p) || st.nodeOK(p, node, false) != "" {
+		if prev == nil || !sameNodePredicates(prev, p) {
+			clear(verdicts)
+		}
+		prev = p
+		req = scalarRequests(p, req[:0])
+		best, bestRoom := -1, int64(0)
+		for i, node := range nodes {
+			r, fits := fitsRoom(node, &uses[i], p, req)
+			if !fits || best >= 0 && r >= bestRoom {
 				continue
 			}
-			if r := node.roomAfter(u, p); best == "" || r < bestRoom {
-				best, bestRoom = n, r
+			if verdicts[i] == 0 {
+				verdicts[i] = verdictNot
+				if st.nodeOK(p, node, false) == "" {
+					verdicts[i] = verdictOK
+				}
+			}
+			if verdicts[i] == verdictOK {
+				best, bestRoom = i, r
 			}
 		}
-		if best == "" {
+		if best < 0 {
 			continue
 		}
-		u := get(best)
-		u.add(p, 1)
-		use[best] = u
-		place[p.Name] = best
+		uses[best].add(p, 1)
+		changed[best] = true
+		place[p.Name] = names[best]
+	}
+	use := map[string]nodeUse{}
+	for i, c := range changed {
+		if c {
+			use[names[i]] = uses[i]
+		}
 	}
 	return place, use
 }
 
-// roomAfter is room once p is added to use, without copying use's map
-// (nodeUse.add copies it: a copy per pod and node was half of gangHint's
-// time on a 100-pod batch at 500 nodes).
-func (n *Node) roomAfter(u nodeUse, p *Pod) int64 {
-	if len(p.Resources) == 0 {
-		return n.CPU - u.cpu - p.CPU
-	}
-	r := n.room(u, p)
-	for _, v := range p.Resources {
+// scalarRequest is one scalar resource a pod requests (above 0).
+type scalarRequest struct {
+	name string
+	v    int64
+}
+
+// scalarRequests appends p's scalar requests above 0 to buf.
+func scalarRequests(p *Pod, buf []scalarRequest) []scalarRequest {
+	for r, v := range p.Resources {
 		if v > 0 {
-			r -= v
+			buf = append(buf, scalarRequest{r, v})
 		}
 	}
-	return r
+	return buf
+}
+
+// fitsRoom is holds, and room of u with p added, in one pass over p's
+// scalar requests req (scalarRequests) and without copying u's map
+// (nodeUse.add copies it: a copy per pod and node was half of gangHint's
+// time on a 100-pod batch at 500 nodes): whether p fits on n beside u, and
+// the room it leaves there.
+func fitsRoom(n *Node, u *nodeUse, p *Pod, req []scalarRequest) (int64, bool) {
+	if u.pods+1 > n.Pods || p.CPU > 0 && u.cpu+p.CPU > n.CPU || p.Memory > 0 && u.mem+p.Memory > n.Memory ||
+		p.Storage > 0 && u.sto+p.Storage > n.Storage {
+		return 0, false
+	}
+	if len(p.Resources) == 0 {
+		return n.CPU - u.cpu - p.CPU, true
+	}
+	var room int64
+	for _, q := range req {
+		a, had := n.Resources[q.name], u.scalar[q.name]
+		if had+q.v > a {
+			return 0, false
+		}
+		room += a - had - q.v
+	}
+	return room, true
+}
+
+// sameNodePredicates reports whether nodeOK gives a and b the same verdict
+// on every node: they agree on every field it reads.
+func sameNodePredicates(a, b *Pod) bool {
+	return a.RequestedNode == b.RequestedNode && (a.CPU == 0 && a.Memory == 0) == (b.CPU == 0 && b.Memory == 0) &&
+		reflect.DeepEqual(a.Volumes, b.Volumes) && reflect.DeepEqual(a.Tolerations, b.Tolerations) &&
+		reflect.DeepEqual(a.NodeSelector, b.NodeSelector) && reflect.DeepEqual(a.Features, b.Features) &&
+		reflect.DeepEqual(a.RequiredNodeAffinity, b.RequiredNodeAffinity) &&
+		reflect.DeepEqual(a.VolumeNodeSelectors, b.VolumeNodeSelectors)
 }
 
 // room is what use leaves of a node's scalar resources that p requests,

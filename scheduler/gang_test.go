@@ -272,16 +272,18 @@ func TestGangMixedBatchOnASampledCluster(t *testing.T) {
 	}
 }
 
-// TestRoomAfterIsRoomOfTheSum: gangHint's roomAfter (no copy of the use)
-// is room of the use with the pod added, on random nodes, uses and pods
-// (requests of 0, resources the node lacks, pods without any).
-func TestRoomAfterIsRoomOfTheSum(t *testing.T) {
+// TestFitsRoomIsHoldsAndRoomOfTheSum: gangHint's fitsRoom (one pass, no
+// copy of the use) says what holds says, and gives room of the use with
+// the pod added, on random nodes, uses and pods (requests of 0, resources
+// the node lacks, pods without any, full nodes).
+func TestFitsRoomIsHoldsAndRoomOfTheSum(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	res := []string{gpu, "example.com/fpga", "hugepages-2Mi"}
-	for i := 0; i < 2000; i++ {
-		n := &Node{CPU: rng.Int63n(64000), Resources: map[string]int64{}}
-		u := nodeUse{cpu: rng.Int63n(64000), scalar: map[string]int64{}}
-		p := &Pod{CPU: rng.Int63n(4000)}
+	fit := 0
+	for i := 0; i < 4000; i++ {
+		n := &Node{CPU: rng.Int63n(64000), Memory: rng.Int63n(64000), Storage: 1000, Pods: 1 + rng.Int63n(3), Resources: map[string]int64{}}
+		u := nodeUse{cpu: rng.Int63n(64000), mem: rng.Int63n(64000), pods: rng.Int63n(3), scalar: map[string]int64{}}
+		p := &Pod{CPU: rng.Int63n(4000), Memory: rng.Int63n(4000)}
 		for _, r := range res {
 			if rng.Intn(2) == 0 {
 				n.Resources[r] = rng.Int63n(16)
@@ -296,10 +298,21 @@ func TestRoomAfterIsRoomOfTheSum(t *testing.T) {
 				p.Resources[r] = rng.Int63n(4)
 			}
 		}
+		room, fits := fitsRoom(n, &u, p, scalarRequests(p, nil))
+		if want := u.holds(n, p); fits != want {
+			t.Fatalf("node %+v, use %+v, pod %+v: fitsRoom says fits %v, holds %v", n, u, p, fits, want)
+		}
+		if !fits {
+			continue
+		}
+		fit++
 		sum := u
 		sum.add(p, 1)
-		if got, want := n.roomAfter(u, p), n.room(sum, p); got != want {
-			t.Fatalf("node %+v, use %+v, pod %+v: roomAfter %d, room of the sum %d", n, u, p, got, want)
+		if want := n.room(sum, p); room != want {
+			t.Fatalf("node %+v, use %+v, pod %+v: fitsRoom %d, room of the sum %d", n, u, p, room, want)
 		}
+	}
+	if fit < 100 || fit > 3900 {
+		t.Fatalf("%d of 4000 cases fit: the draw does not test both answers", fit)
 	}
 }

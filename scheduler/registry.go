@@ -73,7 +73,6 @@ var Policies = []Policy{
 	{"n2_even_spread.sql", "N2", "new: even spreading, ceil(pods/domains)", true, both},
 	{"n3_topology_spread.sql", "N3", "PodTopologySpread (DoNotSchedule, maxSkew)", true, both},
 	{"n4_headroom.sql", "N4", "new: keep room for large pods (the most CPU and memory left on a node)", false, []ModelKind{Placement}},
-	{"n5_whole_domains.sql", "N5", "new: keep whole domains free for waiting PodGroups (anti-fragmentation)", false, []ModelKind{Placement}},
 	{"p01_place_pods.sql", "P1", "scheduling queue (unplaced pods get no node)", false, both},
 	{"p02_evictions.sql", "P2", "new: cross-node preemption (DefaultPreemption)", false, []ModelKind{Preemption}},
 	{"p03_disruption_budgets.sql", "P3", "PodDisruptionBudget (the Eviction API: at most disruptionsAllowed of a budget's pods)", true, []ModelKind{Preemption}},
@@ -86,6 +85,12 @@ var Policies = []Policy{
 	{"s07_preferred_pod_affinity.sql", "S7", "InterPodAffinity (preferred)", false, both},
 	{"s08_resource_limits.sql", "S8", "NodeResourceLimits", false, both},
 	{"s09_image_locality.sql", "S9", "ImageLocality", false, both},
+	// N5 comes last: the grounder reads the relations in the order of the
+	// views, and N5's (whole_domain_cost) is the slowest read of a batch
+	// of PodGroups, so the views before it are grounded while it is read
+	// (the balancing scores were 6 ms of a 100-pod batch at 500 nodes
+	// grounded after it).
+	{"n5_whole_domains.sql", "N5", "new: keep whole domains free for waiting PodGroups (anti-fragmentation)", false, []ModelKind{Placement}},
 }
 
 // Source returns the text of a policy file.

@@ -630,7 +630,7 @@ func (s *Scheduler) placeSplit(ctx context.Context, q []*Pod, limit time.Duratio
 		// time, as kube-scheduler places PodGroups (gangHint): finding any
 		// placement of several all-or-nothing groups took the solver
 		// seconds, and the result is at least as good as the greedy one.
-		hint = s.state.gangHint(q)
+		hint = s.state.gangHint(q, s.arc)
 	}
 	placed, _, err := s.solve(ctx, s.placement, q, nil, hint, limit)
 	h := splitPoint(q) // between groups (a group is never split)

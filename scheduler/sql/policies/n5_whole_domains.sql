@@ -21,14 +21,19 @@
 
 -- Per node, one row per resource the batch's pods of PodGroups request
 -- and per domain of the node: rows, not sums (PostgreSQL sums bigints to
--- numeric); the soft view adds them up. Empty, and read at no cost, for
--- a batch without such requests: the uncorrelated exists is tested once,
--- where SQLite otherwise read every node's labels (22 ms a batch at 15,000
--- nodes).
+-- numeric); the soft view adds them up. The node's own rows come from
+-- node_resource_free, which holds every resource the batch requests: a
+-- resource no pod of a PodGroup requests has no row in
+-- whole_domain_largest, and its cost is NULL, which the sum skips as a
+-- join would drop it. A join (or an exists filter) there made SQLite
+-- push it into node_resource_free and read the sampled nodes first:
+-- 24 ms a read at 500 nodes, 2.7 ms this way. The domains' rows are empty,
+-- and read at no cost, for a batch without such requests: the
+-- uncorrelated exists is tested once, where SQLite otherwise read every
+-- node's labels (22 ms a batch at 15,000 nodes).
 create view whole_domain_cost as
-select f.node_name, f.free * 100 / m.most as cost
-from node_resource_free f join whole_domain_largest m on m.resource = f.resource
-where exists (select 1 from whole_domain_request)
+select f.node_name, f.free * 100 / (select m.most from whole_domain_largest m where m.resource = f.resource) as cost
+from node_resource_free f
 union all
 select s.node_name, s.share from whole_domain_share s
 where exists (select 1 from whole_domain_request);
