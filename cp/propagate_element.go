@@ -1,6 +1,9 @@
 package cp
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // restrictToSorted keeps only the values of v that are in the ascending
 // slice vals (domain-consistent for small domains, exact for large ones
@@ -51,7 +54,7 @@ func (p *elementProp) propagate(s *solver) bool {
 			break
 		}
 	}
-	sort.Slice(p.buf, func(i, j int) bool { return p.buf[i] < p.buf[j] })
+	slices.Sort(p.buf)
 	return s.restrictToSorted(p.target, p.buf)
 }
 
@@ -134,7 +137,7 @@ tuples:
 	}
 	for j, v := range p.vars {
 		sup := p.sup[j]
-		sort.Slice(sup, func(a, b int) bool { return sup[a] < sup[b] })
+		slices.Sort(sup)
 		if !s.restrictToSorted(v, sup) {
 			return false
 		}

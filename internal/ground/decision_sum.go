@@ -122,6 +122,28 @@ func (g *grounder) decisionSums(q *ir.Query, outer *tuple) []*group {
 			onlyB[i] = make([]int8, len(rb.rows))
 		}
 	}
+	// An equality between a column of the constant relation and one of
+	// the decision table (G2's "pending_pod.pod_group = d.pod_group") is
+	// decided once per value of the first and row of the second: a batch
+	// of 100 pods in four groups at 230 nodes tested it on 92,000 pairs.
+	// byValue[i] holds its verdicts per value, aCol[i] that column.
+	byValue := make([]map[any][]int8, len(rest))
+	aCol := make([]*ir.ColRef, len(rest))
+	for i, e := range eqs {
+		if e == nil || e.r == nil || e.l.Up != 0 || e.r.Up != 0 || onlyB[i] != nil {
+			continue
+		}
+		switch {
+		case e.l.Source == 0 && e.r.Source == 1:
+			aCol[i] = e.l
+		case e.r.Source == 0 && e.l.Source == 1:
+			aCol[i] = e.r
+		default:
+			continue
+		}
+		byValue[i] = map[any][]int8{}
+	}
+	rowVerdicts := make([][]int8, len(rest)) // byValue's slices for the current row of ra
 	const verdictTrue, verdictFalse = 1, 2
 	type entry struct {
 		v, w int64
@@ -175,6 +197,18 @@ func (g *grounder) decisionSums(q *ir.Query, outer *tuple) []*group {
 				}
 			}
 		}
+		for i, m := range byValue {
+			rowVerdicts[i] = nil
+			if m == nil {
+				continue
+			}
+			if v, ok := storedValue(t, aCol[i]); ok && comparableValue(v) {
+				if rowVerdicts[i] = m[v]; rowVerdicts[i] == nil {
+					rowVerdicts[i] = make([]int8, len(rb.rows))
+					m[v] = rowVerdicts[i]
+				}
+			}
+		}
 	next:
 		for _, c := range lookup.candidates(g, t, rb, nil) {
 			t.rows[1] = &rb.rows[c.row]
@@ -188,10 +222,22 @@ func (g *grounder) decisionSums(q *ir.Query, outer *tuple) []*group {
 					}
 					continue
 				}
+				if vs := rowVerdicts[i]; vs != nil && vs[c.row] != 0 {
+					if vs[c.row] == verdictFalse {
+						continue next
+					}
+					continue
+				}
 				if eqs[i] != nil {
 					holds, decided := eqs[i].test(t)
 					if !decided {
 						return nil
+					}
+					if vs := rowVerdicts[i]; vs != nil {
+						vs[c.row] = verdictFalse
+						if holds {
+							vs[c.row] = verdictTrue
+						}
 					}
 					if !holds {
 						continue next
