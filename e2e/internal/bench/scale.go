@@ -43,7 +43,6 @@ func scaleWorkloads(nodes int, r *Runner) []scaleWorkload {
 		ref:     map[int]float64{500: 273, 5000: 135}}
 	if nodes >= 5000 {
 		basic.initPods = n(1000)
-		return []scaleWorkload{basic}
 	}
 	anti := func(prefix string) func(int) scheduler.Pod {
 		return func(i int) scheduler.Pod {
@@ -106,7 +105,7 @@ type scaleResult struct {
 }
 
 // runScale is experiment 6: the scheduler_perf workloads at 500 nodes (quick: fewer pods; tiny: 50 nodes)
-// and SchedulingBasic at 5,000 nodes (full mode only).
+// and SchedulingBasic at 5,000 nodes (full mode only; the other workloads there when --workloads names them).
 func runScale(ctx context.Context, r *Runner) error {
 	sizes := pick(r, []int{500, 5000}, []int{500}, []int{50})
 	if len(r.cfg.Nodes) > 0 {
@@ -122,7 +121,7 @@ func runScale(ctx context.Context, r *Runner) error {
 		"preemption: 900m low-priority pods fill the nodes, 3-CPU high-priority pods need 3 evictions each). Per workload and scheduler: "+
 		"the init pods are created and bound first (untimed), then the measured pods are created with the scheduler running, 16 requests in flight. "+
 		"Throughput = measured pods / (last bound − first Create); latency = Create → seen bound. weave-scheduler: b = 100, %s. "+
-		"Differences from upstream: one namespace, a client-side watch instead of scheduler_perf's collectors, and the 5,000-node case runs SchedulingBasic only.", sizes, r.batching())
+		"Differences from upstream: one namespace, a client-side watch instead of scheduler_perf's collectors, and at 5,000 nodes or more SchedulingBasic only unless --workloads names others.", sizes, r.batching())
 	var results []scaleResult
 	for _, nodes := range sizes {
 		c, stop, err := r.cluster(ctx)
@@ -136,8 +135,8 @@ func runScale(ctx context.Context, r *Runner) error {
 		}
 		r.statusf("   %d nodes created in %v", nodes, time.Since(t0).Round(time.Second))
 		for _, w := range scaleWorkloads(nodes, r) {
-			if !r.wantWorkload(w.name) {
-				continue
+			if !r.wantWorkload(w.name) || nodes >= 5000 && len(r.cfg.Workloads) == 0 && w.name != "SchedulingBasic" {
+				continue // 5,000 nodes and more: SchedulingBasic unless --workloads names others
 			}
 			for _, name := range r.schedulers() {
 				res := runScaleOne(ctx, r, c, nodes, w, name, timeout)
