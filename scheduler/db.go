@@ -402,11 +402,13 @@ func deleteNode(name string) []stmt {
 // above the key's largest, so that equal values share a number and
 // different ones never do among the rows present (a value whose nodes all
 // went and came back may get a new one). Both lookups are index searches
-// (node_label_kv, node_label_key_id). The key and value come again as
+// (node_label_kv, node_label_key_id): the first takes any row of the value,
+// as all of them hold its number (min over them read every node of a zone,
+// 1.4 ms a node written at 5,000 nodes). The key and value come again as
 // $5 to $7: PostgreSQL deduces one type per parameter, and varchar(253)
 // for the column differs from text in the comparisons.
 const insertNodeLabel = `insert into node_label values ($1, $2, $3, $4,
-  coalesce((select min(o.value_id) from node_label o where o.label_key = $5 and o.label_value = $6),
+  coalesce((select o.value_id from node_label o where o.label_key = $5 and o.label_value = $6 limit 1),
            (select coalesce(max(o.value_id), 0) + 1 from node_label o where o.label_key = $7)))`
 
 func writeNode(n Node) []stmt {

@@ -2,6 +2,8 @@ package scheduler
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -148,5 +150,49 @@ func TestPreemptionPolicyNever(t *testing.T) {
 				t.Errorf("never placed on %s", p.NodeName)
 			}
 		})
+	}
+}
+
+// A plan whose hard policies are node-local is solved over the nodes of its
+// candidate victims only; with a pod of required anti-affinity running, a
+// victim's eviction may free another node of its zone, and the plan keeps
+// every node.
+func TestPreemptionModelHasTheVictimsNodes(t *testing.T) {
+	t.Parallel()
+	s := newTest(t, Config{})
+	ctx := context.Background()
+	var nodes []Node
+	for i := 0; i < 20; i++ {
+		nodes = append(nodes, Node{Name: fmt.Sprintf("n%02d", i), CPU: 4000, Memory: 4000, Zone: "z0"})
+	}
+	addNodes(t, s, nodes...)
+	for i, n := range nodes { // every node full: high pods on 17, low pods on 3
+		prio := int64(10)
+		if i%7 == 0 {
+			prio = 1
+		}
+		addPods(t, s, Pod{Name: fmt.Sprintf("run-%02d", i), CPU: 4000, Memory: 100, Priority: prio, NodeName: n.Name, Phase: PhaseRunning})
+	}
+	addPods(t, s, Pod{Name: "p", CPU: 2000, Memory: 100, Priority: 5})
+	bs, ev, us, err := s.PreemptPods(ctx, []string{"p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 1 || len(ev) != 1 || len(us) != 0 || ev[0].Node != bs[0].Node || !strings.HasPrefix(ev[0].Pod, "run-") {
+		t.Fatalf("bindings %v evictions %v unschedulable %v; want p on a low pod's node, evicting it", bs, ev, us)
+	}
+	if got := s.LastStats().Rows["node_free"]; got != 3 {
+		t.Errorf("the plan's model read node_free for %d nodes, want the 3 holding victims", got)
+	}
+	// A running pod with required anti-affinity: the plan considers every node.
+	addPods(t, s, Pod{Name: "q", CPU: 2000, Memory: 100, Priority: 5})
+	addNodes(t, s, Node{Name: "extra", CPU: 4000, Memory: 4000, Zone: "z1"})
+	addPods(t, s, Pod{Name: "anti", CPU: 100, Memory: 100, Priority: 10, NodeName: "extra", Phase: PhaseRunning, Labels: map[string]string{"a": "b"},
+		Affinity: []PodAffinityTerm{{Anti: true, Required: true, Selector: SelectLabels(map[string]string{"x": "y"}), TopologyKey: LabelZone}}})
+	if _, _, _, err := s.PreemptPods(ctx, []string{"q"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.LastStats().Rows["node_free"]; got != len(nodes)+1 {
+		t.Errorf("with a required anti-affinity term running, the plan's model read node_free for %d nodes, want all %d", got, len(nodes)+1)
 	}
 }

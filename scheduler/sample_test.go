@@ -292,3 +292,32 @@ func TestSampledNodeViewAgreesWithTheArc(t *testing.T) {
 		}
 	}
 }
+
+// Pods no node has room for are not solved again over every node: on a
+// full cluster (the case of preemption) that second solve was the whole
+// cluster's model for nothing. The batch's last model is the sample's.
+func TestNodeSampleSkipsTheFallbackForPodsWithoutRoom(t *testing.T) {
+	t.Parallel()
+	s, names := sampledCluster(t)
+	for i, n := range names { // every node's CPU taken
+		addPods(t, s, Pod{Name: fmt.Sprintf("full-%d", i), CPU: 4000, Memory: 100, NodeName: n, Phase: PhaseRunning})
+	}
+	addPods(t, s, Pod{Name: "big-0", CPU: 1000, Memory: 100}, Pod{Name: "big-1", CPU: 1000, Memory: 100})
+	placed, us := schedule(t, s)
+	if len(placed) != 0 || len(us) != 2 {
+		t.Fatalf("placed %v, unschedulable %v on a full cluster", placed, us)
+	}
+	if got := s.LastStats().Rows["node_free"]; got == 0 || got >= len(names) {
+		t.Errorf("the batch's last model read node_free for %d of %d nodes: solved again over every node", got, len(names))
+	}
+	// A pod with room somewhere outside the sample is still solved again.
+	addPods(t, s, Pod{Name: "small", CPU: 100, Memory: 100})
+	free := names[len(names)-1]
+	if err := s.DeletePod(context.Background(), fmt.Sprintf("full-%d", len(names)-1)); err != nil {
+		t.Fatal(err)
+	}
+	placed, us = schedule(t, s)
+	if placed["small"] != free {
+		t.Errorf("small placed %v (unschedulable %v), want %s, the only node with room", placed, us, free)
+	}
+}

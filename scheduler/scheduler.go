@@ -198,6 +198,8 @@ type Scheduler struct {
 	// (sample.go); sampleAt is where the next batch's arc starts.
 	arc      arc
 	sampleAt int64
+	// planArc is the nodes the preemption model may use (victimArc).
+	planArc arc
 	// rejected maps the pods of the batch that the check left unplaced
 	// (Config.DropRejected) to the fault it found.
 	rejected map[string]string
@@ -255,7 +257,7 @@ func New(cfg Config) (*Scheduler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: preemption model: %w", err)
 	}
-	s := &Scheduler{cfg: cfg, off: off, placement: pl, preemption: pr, state: NewState(), matches: newMatchIndex(), wake: make(chan struct{}, 1), arc: wholeRing}
+	s := &Scheduler{cfg: cfg, off: off, placement: pl, preemption: pr, state: NewState(), matches: newMatchIndex(), wake: make(chan struct{}, 1), arc: wholeRing, planArc: wholeRing}
 	err = s.open(context.Background())
 	if err == nil {
 		// Placement first: its error is the one a mismatch reports.
@@ -565,10 +567,14 @@ func (s *Scheduler) SchedulePending(ctx context.Context) ([]Binding, []Unschedul
 	}
 	if !s.arc.whole() {
 		// The pods the sample could not take are solved again over every
-		// node, those it placed assumed bound.
+		// node, those it placed assumed bound; not those no node has room
+		// for (a full cluster, the case of preemption: every pod of a
+		// PreemptionBasic batch at 5,000 nodes was solved again over
+		// every node, 0.7 s a batch, to no effect).
 		var rest []*Pod
+		roomless := s.state.roomless(q, placed)
 		for _, p := range q {
-			if placed[p.Name] == "" {
+			if placed[p.Name] == "" && !roomless[p.Name] {
 				rest = append(rest, p)
 			}
 		}
@@ -809,6 +815,10 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 		return nil, nil, unsched(q, "no running pod of lower priority to evict"+spared), nil
 	}
 	sort.Slice(victims, func(i, j int) bool { return victims[i].Name < victims[j].Name })
+	if s.nodeLocalPlan(q) {
+		s.planArc = s.victimArc(q, victims)
+		defer func() { s.planArc = wholeRing }()
+	}
 	placed, _, err := s.solve(ctx, s.preemption, q, victims, preemptionHint(s.state, q, victims), s.cfg.Timeout)
 	if err != nil {
 		return nil, nil, nil, err
@@ -821,6 +831,12 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 		kept.Pods[p.Name].NodeName = placed[p.Name]
 	}
 	fitsAlone := map[string]bool{}
+	keptUse := kept.usage(nil) // kept up to date as pods leave and return
+	moveKept := func(p *Pod, node string, sign int64) {
+		u := keptUse[node]
+		u.add(p, sign)
+		keptUse[node] = u
+	}
 	for _, p := range q {
 		if placed[p.Name] == "" || p.PodGroup != "" {
 			// A PodGroup's member is placed with the others: alone it may
@@ -829,12 +845,14 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 			continue
 		}
 		kept.Pods[p.Name].NodeName = ""
-		if kept.FitsSomewhere(kept.Pods[p.Name]) {
+		moveKept(p, placed[p.Name], -1)
+		if kept.fitsSomewhereUsing(kept.Pods[p.Name], keptUse) {
 			fitsAlone[p.Name] = true
 			placed[p.Name] = ""
 			continue
 		}
 		kept.Pods[p.Name].NodeName = placed[p.Name]
+		moveKept(p, placed[p.Name], 1)
 	}
 	// Minimal evictions: keep each victim (higher priority first) whose
 	// eviction the placements do not need.
@@ -858,25 +876,46 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 	for _, p := range batch {
 		receives[p.NodeName] = true
 	}
+	// The live bound pods' use per node in after, kept up to date as
+	// victims come back or go: summing the node's pods for each victim
+	// read every pod of the cluster each time (300 victims at 5,000 nodes
+	// running 20,000 pods, 0.26 s a plan).
+	afterUse := after.usage(nil)
+	moveAfter := func(v *Pod, sign int64) {
+		if live(v) {
+			u := afterUse[v.NodeName]
+			u.add(v, sign)
+			afterUse[v.NodeName] = u
+		}
+	}
 	// A unit is a victim, or the evicted pods of a disruptionMode-all
 	// group, kept back or evicted together.
 	for _, unit := range s.groupPolicies().evictionUnits(evicted) {
 		for _, v := range unit {
 			after.Pods[v.Name] = v
+			moveAfter(v, 1)
 		}
 		keep := true
 		for _, v := range unit {
 			// Kept back on a node that receives a pod and has no room for
 			// it, the victim breaks capacity there (Check checks the
 			// capacity of those nodes): the eviction stays, without a
-			// Check of the batch.
-			if receives[v.NodeName] && !after.roomOn(v, v.NodeName) {
+			// Check of the batch. Its room: the node's use without it.
+			if !receives[v.NodeName] {
+				continue
+			}
+			u, n := afterUse[v.NodeName], after.Nodes[v.NodeName]
+			if live(v) {
+				u.add(v, -1)
+			}
+			if n == nil || !u.holds(n, v) {
 				keep = false
 			}
 		}
 		if !keep || after.Check(batch) != nil {
 			for _, v := range unit {
 				delete(after.Pods, v.Name)
+				moveAfter(v, -1)
 				ev = append(ev, Eviction{Pod: v.Name, Node: v.NodeName})
 			}
 		}
@@ -909,7 +948,7 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 // guess of each pod's node ("" for none) that the search starts from.
 func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*Pod, hint map[string]string, timeout time.Duration) (map[string]string, *weave.Result, error) {
 	all := append(append([]*Pod(nil), pods...), victims...)
-	a := wholeRing
+	a := s.planArc
 	if m == s.placement {
 		a = s.arc
 	}

@@ -688,9 +688,16 @@ func (s *State) FeasibleNodes(p *Pod) []string {
 // a full cluster, the case of preemption, leaves no node to try. s is left
 // as it was.
 func (s *State) FitsSomewhere(p *Pod) bool {
+	return s.fitsSomewhereUsing(p, s.usage(func(o *Pod) bool { return o.Name == p.Name }))
+}
+
+// fitsSomewhereUsing is FitsSomewhere with the live bound pods' use per
+// node, p left out, given: a caller that asks for many pods keeps it up to
+// date instead of summing every pod for each (a plan of 100 preemptors at
+// 5,000 nodes running 20,000 pods summed them 100 times, 0.6 s a plan).
+func (s *State) fitsSomewhereUsing(p *Pod, used map[string]nodeUse) bool {
 	q := *p
 	defer s.holding(&q)()
-	used := s.usage(func(o *Pod) bool { return o.Name == q.Name })
 	for name, n := range s.Nodes {
 		if !used[name].holds(n, &q) {
 			continue
@@ -701,6 +708,47 @@ func (s *State) FitsSomewhere(p *Pod) bool {
 		}
 	}
 	return false
+}
+
+// roomless returns the pods of ps without a node in placed for which no
+// node has room for their requests beside the live bound pods (holds):
+// whatever else holds, they fit nowhere. Pods with the same requests share
+// one pass over the nodes.
+func (s *State) roomless(ps []*Pod, placed map[string]string) map[string]bool {
+	out := map[string]bool{}
+	var used map[string]nodeUse
+	type shape struct {
+		cpu, mem, sto int64
+		scalar        string
+	}
+	verdicts := map[shape]bool{}
+	for _, p := range ps {
+		if placed[p.Name] != "" {
+			continue
+		}
+		if used == nil {
+			used = s.usage(nil)
+		}
+		k := shape{cpu: p.CPU, mem: p.Memory, sto: p.Storage}
+		if len(p.Resources) > 0 {
+			k.scalar = fmt.Sprint(p.Resources) // fmt sorts map keys
+		}
+		none, ok := verdicts[k]
+		if !ok {
+			none = true
+			for name, n := range s.Nodes {
+				if used[name].holds(n, p) {
+					none = false
+					break
+				}
+			}
+			verdicts[k] = none
+		}
+		if none {
+			out[p.Name] = true
+		}
+	}
+	return out
 }
 
 // nodeUse is what the live bound pods of a node request. scalar is never
@@ -780,22 +828,6 @@ func (s *State) usage(skip func(*Pod) bool) map[string]nodeUse {
 		used[q.NodeName] = u
 	}
 	return used
-}
-
-// roomOn reports whether p's requests fit on node beside the other live
-// pods bound there (p itself left out).
-func (s *State) roomOn(p *Pod, node string) bool {
-	n := s.Nodes[node]
-	if n == nil {
-		return false
-	}
-	var u nodeUse
-	for _, q := range s.Pods {
-		if q.NodeName == node && live(q) && q.Name != p.Name {
-			u.add(q, 1)
-		}
-	}
-	return u.holds(n, p)
 }
 
 // holding puts p in s in place of the pod of its name, for a check that

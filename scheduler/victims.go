@@ -76,3 +76,55 @@ func victimsOnCandidateNodes(st *State, victims, preemptors []*Pod) []*Pod {
 	}
 	return out
 }
+
+// nodeLocalPlan reports whether every hard policy that a plan for q
+// meets is decided on the preemptor's own node: no PodGroup (a topology
+// domain's members may use its nodes without victims), no pod affinity,
+// topology spread or service of a preemptor, and no live pod with a
+// required anti-affinity term (evicting it in a zone may free a node of
+// the zone: the paper's cross-node preemption). Then only the victims'
+// nodes can take a preemptor (victimArc).
+func (s *Scheduler) nodeLocalPlan(q []*Pod) bool {
+	for _, p := range q {
+		if p.PodGroup != "" || len(p.Affinity) > 0 || len(p.Spread) > 0 || p.Service != "" {
+			return false
+		}
+	}
+	for _, p := range s.state.Pods {
+		for _, t := range p.Affinity {
+			if t.Anti && t.Required && p.NodeName != "" && live(p) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// victimArc is the sample of a preemption plan for pods q whose hard
+// policies are node-local (nodeLocalPlan): the nodes of its candidate
+// victims, and the nodes the pods need (needed), written as a list. A
+// preemptor placed on another node would need no eviction there, and the
+// plan leaves out a pod that fits without one (preemptLocked), so those
+// nodes add nothing but their size: at 5,000 nodes the model of a 100-pod
+// plan over every node took 0.9 s, its grounding 0.7 s, for victims on
+// 200 nodes.
+func (s *Scheduler) victimArc(q, victims []*Pod) arc {
+	a := arc{lo: 0, hi: 0} // empty: the sample is its extra nodes
+	seen := map[string]bool{}
+	for _, v := range victims {
+		seen[v.NodeName] = true
+	}
+	for _, n := range s.needed(q, a) {
+		seen[n] = true
+	}
+	if len(seen) >= len(s.state.Nodes) {
+		return wholeRing
+	}
+	for n := range seen {
+		if s.state.Nodes[n] != nil {
+			a.extra = append(a.extra, n)
+		}
+	}
+	sort.Strings(a.extra)
+	return a
+}

@@ -580,6 +580,87 @@ func BenchmarkScaleWorkloads(b *testing.B) {
 			b.Run(name, func(b *testing.B) { scaleWorkload(b, nodes, w.init, w.measure, w.initPod, w.pod) })
 		}
 	}
+	for _, nodes := range sizes {
+		name := "PreemptionBasic"
+		if len(sizes) > 1 || nodes != 500 {
+			name += fmt.Sprintf("/nodes=%d", nodes)
+		}
+		b.Run(name, func(b *testing.B) { preemptionWorkload(b, nodes) })
+	}
+}
+
+// preemptionWorkload is scheduler_perf's PreemptionBasic in-process, as
+// weave-bench scale runs it live: low-priority pods of 900m fill the
+// 4-CPU nodes (four each), then min(500, nodes) high-priority pods of 3
+// CPUs arrive, 100 at a time, each needing three of them evicted. A
+// measured batch is the placement batch that finds no room and the
+// preemption plan for its pods (PreemptPods, as weave-scheduler plans),
+// whose victims are deleted and bindings applied before the next.
+func preemptionWorkload(b *testing.B, nodes int) {
+	ctx := context.Background()
+	var ds []time.Duration
+	vars, evicted := 0, 0
+	for it := 0; it < b.N; it++ {
+		b.StopTimer()
+		c := newCluster(b, 100, 2*time.Second, false)
+		if err := c.AddNodes(ctx, "n", nodes, 3, scheduler.Node{CPU: 4000, Memory: 32768, Storage: 100000, Pods: 110}); err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < 4*nodes; i += 100 {
+			for j := i; j < min(4*nodes, i+100); j++ {
+				if err := c.Submit(ctx, scheduler.Pod{Name: fmt.Sprintf("low-%d", j), CPU: 900, Memory: 500, Priority: 1}, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			bs, us, err := c.S.ScheduleBatch(ctx)
+			if err != nil || len(us) != 0 {
+				b.Fatalf("init batch %d: %v, unschedulable %v", i/100, err, us)
+			}
+			if err := c.Apply(ctx, bs, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		measure := min(500, nodes)
+		for i := 0; i < measure; i += 100 {
+			n := min(measure, i+100) - i
+			for j := i; j < i+n; j++ {
+				if err := c.Submit(ctx, scheduler.Pod{Name: fmt.Sprintf("high-%d", j), CPU: 3000, Memory: 500, Priority: 10}, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StartTimer()
+			t0 := time.Now()
+			bs, us, err := c.S.ScheduleBatch(ctx)
+			if err != nil || len(bs) != 0 || len(us) != n {
+				b.Fatalf("batch %d: %d bound, %d unschedulable of %d, %v (the nodes should be full)", i/100, len(bs), len(us), n, err)
+			}
+			var names []string
+			for _, u := range us {
+				names = append(names, u.Pod)
+			}
+			bs, ev, us, err := c.S.PreemptPods(ctx, names)
+			d := time.Since(t0)
+			b.StopTimer()
+			if err != nil || len(us) != 0 || len(bs) != n || len(ev) != 3*n {
+				b.Fatalf("preemption %d: %d bound, %d evicted, unschedulable %v of %d, %v", i/100, len(bs), len(ev), us, n, err)
+			}
+			for _, e := range ev {
+				if err := c.S.DeletePod(ctx, e.Pod); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := c.Apply(ctx, bs, nil); err != nil {
+				b.Fatal(err)
+			}
+			ds = append(ds, d)
+			vars, evicted = c.S.LastStats().Variables, evicted+len(ev)
+		}
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(percentile(ds, 0.5)), "p50-ms")
+	b.ReportMetric(ms(percentile(ds, 0.95)), "p95-ms")
+	b.ReportMetric(float64(vars), "vars-last")
+	b.ReportMetric(float64(evicted)/float64(b.N), "evicted")
 }
 
 // scaleWorkload is one workload of BenchmarkScaleWorkloads on a cluster of
