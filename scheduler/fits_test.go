@@ -7,7 +7,7 @@ import (
 )
 
 // TestFitsSomewhereAgreesWithFeasibleNodes: FitsSomewhere (Check on the
-// nodes with room only) answers as the reference filter (FeasibleNodes non-empty) on random states: nodes of several sizes, one unschedulable, one
+// nodes with room only), and Fitter's, answer as the reference filter (FeasibleNodes non-empty) on random states: nodes of several sizes, one unschedulable, one
 // tainted, pods bound with hostname anti-affinity and node selectors, full and free nodes.
 func TestFitsSomewhereAgreesWithFeasibleNodes(t *testing.T) {
 	t.Parallel()
@@ -48,6 +48,7 @@ func TestFitsSomewhereAgreesWithFeasibleNodes(t *testing.T) {
 				delete(st.Pods, p.Name)
 			}
 		}
+		fitter := st.Fitter() // one for the round's pods, as weave-scheduler's triage uses it
 		for i := 0; i < 10; i++ {
 			p := pod(fmt.Sprintf("p%d", i))
 			p.Phase = PhasePending
@@ -56,6 +57,9 @@ func TestFitsSomewhereAgreesWithFeasibleNodes(t *testing.T) {
 			got := st.FitsSomewhere(p)
 			if got != want {
 				t.Fatalf("round %d, pod %+v: FitsSomewhere says %v, FeasibleNodes %v", round, *p, got, st.FeasibleNodes(p))
+			}
+			if f := fitter(p); f != want {
+				t.Fatalf("round %d, pod %+v: Fitter says %v, FeasibleNodes %v", round, *p, f, st.FeasibleNodes(p))
 			}
 			if st.Pods[p.Name] != p || p.NodeName != "" {
 				t.Fatalf("FitsSomewhere changed the state's pod %s", p.Name)

@@ -691,6 +691,20 @@ func (s *State) FitsSomewhere(p *Pod) bool {
 	return s.fitsSomewhereUsing(p, s.usage(func(o *Pod) bool { return o.Name == p.Name }))
 }
 
+// Fitter returns FitsSomewhere for pods of s without a node, the nodes'
+// use summed once for all of them: a caller that asks about many pods
+// (weave-scheduler's triage of a batch's unplaced pods) does not sum every
+// pod of the cluster for each. s must not change while it is used.
+func (s *State) Fitter() func(p *Pod) bool {
+	used := s.usage(nil) // a pod without a node is in no node's use
+	return func(p *Pod) bool {
+		if p.NodeName != "" {
+			return s.FitsSomewhere(p)
+		}
+		return s.fitsSomewhereUsing(p, used)
+	}
+}
+
 // fitsSomewhereUsing is FitsSomewhere with the live bound pods' use per
 // node, p left out, given: a caller that asks for many pods keeps it up to
 // date instead of summing every pod for each (a plan of 100 preemptors at

@@ -293,6 +293,7 @@ func (s *Server) failed(ctx context.Context, us []scheduler.Unschedulable) {
 	s.metrics.deferred.Add(float64(len(us)))
 	t0 := time.Now()
 	st := s.brain.PolicyState() // the enabled hard policies only
+	fits := st.Fitter()         // the nodes' use summed once, not once per pod
 	var stuck []*v1.Pod
 	checked := 0
 	for _, u := range us {
@@ -301,7 +302,7 @@ func (s *Server) failed(ctx context.Context, us []scheduler.Unschedulable) {
 		}
 		checked++
 		sp := st.Pods[u.Pod]
-		if sp == nil || sp.NodeName != "" || st.FitsSomewhere(sp) {
+		if sp == nil || sp.NodeName != "" || fits(sp) {
 			continue
 		}
 		ns, name, _ := strings.Cut(u.Pod, "/")
