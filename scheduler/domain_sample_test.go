@@ -31,6 +31,16 @@ func sampledRacks(t *testing.T, s *Scheduler) map[string]int {
 	return out
 }
 
+// inRack checks that batch b placed every pod on a node of rack want.
+func inRack(t *testing.T, s *Scheduler, b int, placed map[string]string, want string) {
+	t.Helper()
+	for name, n := range placed {
+		if r := s.state.Nodes[n].Labels["rack"]; r != want {
+			t.Errorf("batch %d: %s on rack %s, want %s", b, name, r, want)
+		}
+	}
+}
+
 // A batch of PodGroups with a rack constraint samples whole racks: every
 // node of a sampled rack, at least the sample's size, fewer than all, and
 // the next batch takes the racks after them, so that batches go round the
@@ -106,12 +116,7 @@ func TestDomainSampleHoldsTheBoundMembersRack(t *testing.T) {
 		if len(placed) != 1 || len(us) != 0 {
 			t.Fatalf("batch %d: placed %v, unschedulable %v", b, placed, us)
 		}
-		home := s.state.Nodes[s.state.Pods["g-0"].NodeName].Labels["rack"]
-		for name, n := range placed {
-			if r := s.state.Nodes[n].Labels["rack"]; r != home {
-				t.Errorf("batch %d: %s on rack %s, the group's first member on %s", b, name, r, home)
-			}
-		}
+		inRack(t, s, b, placed, s.state.Nodes[s.state.Pods["g-0"].NodeName].Labels["rack"])
 	}
 }
 
@@ -140,11 +145,7 @@ func TestDomainSampleFallsBackToEveryNode(t *testing.T) {
 		if len(placed) != 2 || len(us) != 0 {
 			t.Fatalf("batch %d: placed %v, unschedulable %v", b, placed, us)
 		}
-		for name, n := range placed {
-			if r := s.state.Nodes[n].Labels["rack"]; r != free {
-				t.Errorf("batch %d: %s on rack %s, want %s, the only one with room", b, name, r, free)
-			}
-		}
+		inRack(t, s, b, placed, free)
 	}
 }
 
