@@ -31,6 +31,19 @@ func sampledRacks(t *testing.T, s *Scheduler) map[string]int {
 	return out
 }
 
+// scheduleRackGang adds PodGroup g (two 1-GPU pods, rack constraint) and
+// schedules batch b, which must place both.
+func scheduleRackGang(t *testing.T, s *Scheduler, b int, g string) map[string]string {
+	t.Helper()
+	addGroups(t, s, PodGroup{Name: g, MinCount: 2, TopologyKey: "rack"})
+	addPods(t, s, gangPod(g+"-0", g, 1), gangPod(g+"-1", g, 1))
+	placed, us := schedule(t, s)
+	if len(placed) != 2 || len(us) != 0 {
+		t.Fatalf("batch %d: placed %v, unschedulable %v", b, placed, us)
+	}
+	return placed
+}
+
 // inRack checks that batch b placed every pod on a node of rack want.
 func inRack(t *testing.T, s *Scheduler, b int, placed map[string]string, want string) {
 	t.Helper()
@@ -52,12 +65,7 @@ func TestDomainSampleTakesWholeRacksInTurn(t *testing.T) {
 	seen := map[string]int{}
 	for b := 0; b < 6; b++ {
 		g := fmt.Sprintf("b%d", b)
-		addGroups(t, s, PodGroup{Name: g, MinCount: 2, TopologyKey: "rack"})
-		addPods(t, s, gangPod(g+"-0", g, 1), gangPod(g+"-1", g, 1))
-		placed, us := schedule(t, s)
-		if len(placed) != 2 || len(us) != 0 {
-			t.Fatalf("batch %d: placed %v, unschedulable %v", b, placed, us)
-		}
+		placed := scheduleRackGang(t, s, b, g)
 		got := sampledRacks(t, s)
 		total := 0
 		for rack, n := range got {
@@ -139,12 +147,7 @@ func TestDomainSampleFallsBackToEveryNode(t *testing.T) {
 	}
 	for b := 0; b < 3; b++ { // whichever racks each batch's turn samples
 		g := fmt.Sprintf("b%d", b)
-		addGroups(t, s, PodGroup{Name: g, MinCount: 2, TopologyKey: "rack"})
-		addPods(t, s, gangPod(g+"-0", g, 1), gangPod(g+"-1", g, 1))
-		placed, us := schedule(t, s)
-		if len(placed) != 2 || len(us) != 0 {
-			t.Fatalf("batch %d: placed %v, unschedulable %v", b, placed, us)
-		}
+		placed := scheduleRackGang(t, s, b, g)
 		inRack(t, s, b, placed, free)
 	}
 }
