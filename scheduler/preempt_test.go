@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -194,5 +195,52 @@ func TestPreemptionModelHasTheVictimsNodes(t *testing.T) {
 	}
 	if got := s.LastStats().Rows["node_free"]; got != len(nodes)+1 {
 		t.Errorf("with a required anti-affinity term running, the plan's model read node_free for %d nodes, want all %d", got, len(nodes)+1)
+	}
+}
+
+// A plan's passes change the state's pods through an overlay (no copy of
+// the state): after PreemptPods every pod but the bound preemptors is the
+// state's same pod, unchanged, the victims included, and nothing is added
+// or lost. The case has a preemptor placed by evicting, one that fits
+// without (left pending) and victims kept back by the minimal-evictions
+// pass. Leaving the overlay in place (no restore) fails it.
+func TestPreemptPodsLeavesTheStateAsItWas(t *testing.T) {
+	t.Parallel()
+	s := newTest(t, Config{})
+	ctx := context.Background()
+	addNodes(t, s, Node{Name: "n1", CPU: 2000, Memory: 2000}, Node{Name: "n2", CPU: 2000, Memory: 2000}, Node{Name: "n3", CPU: 2000, Memory: 2000})
+	addPods(t, s,
+		Pod{Name: "low-1a", CPU: 1000, Memory: 100, Priority: 1, NodeName: "n1", Phase: PhaseRunning},
+		Pod{Name: "low-1b", CPU: 1000, Memory: 100, Priority: 1, NodeName: "n1", Phase: PhaseRunning},
+		Pod{Name: "low-2a", CPU: 1500, Memory: 100, Priority: 1, NodeName: "n2", Phase: PhaseRunning},
+		Pod{Name: "high-3", CPU: 1500, Memory: 100, Priority: 9, NodeName: "n3", Phase: PhaseRunning},
+		Pod{Name: "big", CPU: 1000, Memory: 100, Priority: 5},  // needs one eviction
+		Pod{Name: "small", CPU: 500, Memory: 100, Priority: 5}) // fits n2 or n3 as they are
+	before := map[string]*Pod{}
+	values := map[string]Pod{}
+	for name, p := range s.state.Pods {
+		before[name], values[name] = p, *p
+	}
+	bs, ev, _, err := s.PreemptPods(ctx, []string{"big", "small"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev) != 1 || len(bs) != 1 || bs[0].Pod != "big" {
+		t.Fatalf("bindings %v evictions %v; want big bound evicting one pod, small left pending", bs, ev)
+	}
+	if len(s.state.Pods) != len(before) {
+		t.Fatalf("%d pods in the state after the plan, %d before", len(s.state.Pods), len(before))
+	}
+	for name, p := range before {
+		got := s.state.Pods[name]
+		if name == "big" {
+			if got == nil || got.NodeName != bs[0].Node {
+				t.Errorf("big not assumed on %s: %+v", bs[0].Node, got)
+			}
+			continue
+		}
+		if got != p || !reflect.DeepEqual(*got, values[name]) {
+			t.Errorf("pod %s changed by the plan: %+v, was %+v", name, got, values[name])
+		}
 	}
 }

@@ -825,18 +825,21 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 	}
 	// Never evict for a pod that fits without: with every victim kept and
 	// the other pods of the plan placed, a pod that fits some node stays
-	// pending (the placement model places it).
-	kept := relax(s.state.Clone(), s.off)
+	// pending (the placement model places it). The passes below change the
+	// state's pods through an overlay, put back before apply.
+	kept := s.state
+	if len(s.off) > 0 {
+		kept = relax(s.state.Clone(), s.off)
+	}
+	ov := newPodOverlay(kept)
+	defer ov.restore()
 	for _, p := range q {
-		kept.Pods[p.Name].NodeName = placed[p.Name]
+		c := *kept.Pods[p.Name]
+		c.NodeName = placed[p.Name]
+		ov.set(&c)
 	}
 	fitsAlone := map[string]bool{}
-	keptUse := kept.usage(nil) // kept up to date as pods leave and return
-	moveKept := func(p *Pod, node string, sign int64) {
-		u := keptUse[node]
-		u.add(p, sign)
-		keptUse[node] = u
-	}
+	room := newRoomIndex(kept, kept.usage(nil)) // kept up to date as pods leave and return
 	for _, p := range q {
 		if placed[p.Name] == "" || p.PodGroup != "" {
 			// A PodGroup's member is placed with the others: alone it may
@@ -844,34 +847,33 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 			// drops every eviction the group does not need).
 			continue
 		}
-		kept.Pods[p.Name].NodeName = ""
-		moveKept(p, placed[p.Name], -1)
-		if kept.fitsSomewhereUsing(kept.Pods[p.Name], keptUse) {
+		kept.Pods[p.Name].NodeName = "" // the overlay's copy
+		room.move(p, placed[p.Name], -1)
+		if room.fitsSomewhere(kept.Pods[p.Name]) {
 			fitsAlone[p.Name] = true
 			placed[p.Name] = ""
 			continue
 		}
 		kept.Pods[p.Name].NodeName = placed[p.Name]
-		moveKept(p, placed[p.Name], 1)
+		room.move(p, placed[p.Name], 1)
 	}
 	// Minimal evictions: keep each victim (higher priority first) whose
-	// eviction the placements do not need. kept is the state as relaxed
-	// with every preemptor on its node of placed (the fits-alone pass
-	// leaves it so): it is the starting point, not a second copy of the
-	// state (56 ms a plan at 15,000 nodes running 60,000 pods).
+	// eviction the placements do not need. after is the state with every
+	// preemptor on its node of placed (the fits-alone pass leaves it so)
+	// and the victims gone.
 	after := kept
 	var evicted []*Pod
 	for _, v := range victims {
 		if placed[v.Name] == "" {
 			evicted = append(evicted, after.Pods[v.Name]) // as relaxed
-			delete(after.Pods, v.Name)
+			ov.remove(v.Name)
 		}
 	}
 	var batch []*Pod
 	for _, p := range q {
 		c := *after.Pods[p.Name]
 		c.NodeName = placed[p.Name]
-		after.Pods[p.Name] = &c
+		ov.set(&c)
 		batch = append(batch, &c)
 	}
 	var ev []Eviction
@@ -882,8 +884,16 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 	// The live bound pods' use per node in after, kept up to date as
 	// victims come back or go: summing the node's pods for each victim
 	// read every pod of the cluster each time (300 victims at 5,000 nodes
-	// running 20,000 pods, 0.26 s a plan).
-	afterUse := after.usage(nil)
+	// running 20,000 pods, 0.26 s a plan). It is the fits-alone pass's use
+	// without the evicted victims.
+	afterUse := room.used
+	for _, v := range evicted {
+		if live(v) {
+			u := afterUse[v.NodeName]
+			u.add(v, -1)
+			afterUse[v.NodeName] = u
+		}
+	}
 	moveAfter := func(v *Pod, sign int64) {
 		if live(v) {
 			u := afterUse[v.NodeName]
@@ -895,7 +905,7 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 	// group, kept back or evicted together.
 	for _, unit := range s.groupPolicies().evictionUnits(evicted) {
 		for _, v := range unit {
-			after.Pods[v.Name] = v
+			ov.set(v)
 			moveAfter(v, 1)
 		}
 		keep := true
@@ -917,7 +927,7 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 		}
 		if !keep || after.Check(batch) != nil {
 			for _, v := range unit {
-				delete(after.Pods, v.Name)
+				ov.remove(v.Name)
 				moveAfter(v, -1)
 				ev = append(ev, Eviction{Pod: v.Name, Node: v.NodeName})
 			}
@@ -926,6 +936,7 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 	if err := after.Check(batch); err != nil {
 		return nil, nil, nil, fmt.Errorf("%w: %v", ErrCheck, err)
 	}
+	ov.restore() // the checks below and apply read the state as it is
 	if err := s.groupPolicies().checkDisruption(ev); err != nil {
 		return nil, nil, nil, err
 	}

@@ -1,6 +1,11 @@
 package scheduler
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+	"sort"
+	"strings"
+)
 
 // minVictimNodes is the least number of nodes whose lower-priority pods a
 // preemption plan considers; a plan for n pods considers max(this, 2n).
@@ -37,36 +42,41 @@ func victimsOnCandidateNodes(st *State, victims, preemptors []*Pod) []*Pod {
 		}
 	}
 	// Room on each node once its victims are gone: allocatable minus the
-	// live pods that are not victims.
-	isVictim := map[string]bool{}
+	// live pods that are not victims (every victim is live and bound).
+	kept := st.usage(nil)
 	for _, v := range victims {
-		isVictim[v.Name] = true
+		u := kept[v.NodeName]
+		u.add(v, -1)
+		kept[v.NodeName] = u
 	}
-	kept := st.usage(func(p *Pod) bool { return isVictim[p.Name] })
 	smallest := &Pod{CPU: minCPU, Memory: minMem}
-	roomy := func(name string) bool {
+	// The nodes as records, sorted without map lookups in the comparison
+	// (15,000 nodes hold victims at 15,000 nodes).
+	type candidate struct {
+		name  string
+		room  bool
+		count int
+	}
+	nodes := make([]candidate, 0, len(count))
+	for name, c := range count {
 		n := st.Nodes[name]
-		return n != nil && kept[name].holds(n, smallest)
+		nodes = append(nodes, candidate{name: name, room: n != nil && kept[name].holds(n, smallest), count: c})
 	}
-	nodes := make([]string, 0, len(count))
-	room := map[string]bool{}
-	for n := range count {
-		nodes = append(nodes, n)
-		room[n] = roomy(n)
-	}
-	sort.Slice(nodes, func(i, j int) bool {
-		a, b := nodes[i], nodes[j]
-		if room[a] != room[b] {
-			return room[a]
+	slices.SortFunc(nodes, func(a, b candidate) int {
+		if a.room != b.room {
+			if a.room {
+				return -1
+			}
+			return 1
 		}
-		if count[a] != count[b] {
-			return count[a] < count[b]
+		if a.count != b.count {
+			return cmp.Compare(a.count, b.count)
 		}
-		return a < b
+		return strings.Compare(a.name, b.name)
 	})
 	keep := map[string]bool{}
 	for _, n := range nodes[:k] {
-		keep[n] = true
+		keep[n.name] = true
 	}
 	var out []*Pod
 	for _, v := range victims {

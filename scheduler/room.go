@@ -1,0 +1,88 @@
+package scheduler
+
+import "fmt"
+
+// podShape is what nodeUse.holds reads of a pod: its requests. Pods of one
+// shape have room on the same nodes.
+type podShape struct {
+	cpu, mem, sto int64
+	scalar        string
+}
+
+func shapeOf(p *Pod) podShape {
+	k := podShape{cpu: p.CPU, mem: p.Memory, sto: p.Storage}
+	if len(p.Resources) > 0 {
+		k.scalar = fmt.Sprint(p.Resources) // fmt sorts map keys
+	}
+	return k
+}
+
+// roomIndex answers FitsSomewhere for many pods of one state whose nodes'
+// use changes little between questions: a preemption plan's fits-alone
+// pass takes each preemptor off its node, asks, and puts it back. Trying
+// every node for each pod read 1.5 million nodes a plan of 100 preemptors
+// at 15,000 nodes (130 ms), all full. The nodes with room for a shape are
+// listed the first time it is asked about; a node whose use has gone down
+// since (lowered) is tried as well. A node whose use has not gone down
+// has no more room than when the list was made (holds only loses room as
+// use grows), so the lists and lowered hold every node with room.
+type roomIndex struct {
+	st      *State
+	used    map[string]nodeUse
+	byShape map[podShape][]string
+	lowered map[string]bool
+}
+
+// newRoomIndex indexes st with used, the live bound pods' use per node
+// (the index owns it from then on: change it with move).
+func newRoomIndex(st *State, used map[string]nodeUse) *roomIndex {
+	return &roomIndex{st: st, used: used, byShape: map[podShape][]string{}, lowered: map[string]bool{}}
+}
+
+// move adds p's requests to node's use (sign 1) or takes them away (-1).
+func (r *roomIndex) move(p *Pod, node string, sign int64) {
+	u := r.used[node]
+	u.add(p, sign)
+	r.used[node] = u
+	if sign < 0 {
+		r.lowered[node] = true
+	}
+}
+
+// fitsSomewhere is FitsSomewhere for p, whose requests are in no node's
+// use of the index: its room is checked on the nodes that may have some,
+// and Check on those that do. st is left as it was.
+func (r *roomIndex) fitsSomewhere(p *Pod) bool {
+	k := shapeOf(p)
+	nodes, ok := r.byShape[k]
+	if !ok {
+		nodes = []string{}
+		for name, n := range r.st.Nodes {
+			if r.used[name].holds(n, p) {
+				nodes = append(nodes, name)
+			}
+		}
+		r.byShape[k] = nodes
+	}
+	q := *p
+	defer r.st.holding(&q)()
+	try := func(name string) bool {
+		n := r.st.Nodes[name]
+		if n == nil || !r.used[name].holds(n, &q) {
+			return false
+		}
+		q.NodeName = name
+		return r.st.Check([]*Pod{&q}) == nil
+	}
+	for _, name := range nodes {
+		if !r.lowered[name] && try(name) {
+			return true
+		}
+	}
+	for name := range r.lowered {
+		if try(name) {
+			return true
+		}
+	}
+	return false
+}
