@@ -244,3 +244,39 @@ func TestPreemptPodsLeavesTheStateAsItWas(t *testing.T) {
 		}
 	}
 }
+
+// WithPolicyStateWithout shows f the state without the named pods (a name
+// not in the state is ignored) and puts them back after it: the same pods,
+// unchanged.
+func TestWithPolicyStateWithoutPutsThePodsBack(t *testing.T) {
+	t.Parallel()
+	s := newTest(t, Config{})
+	addNodes(t, s, Node{Name: "n1", CPU: 2000, Memory: 2000})
+	addPods(t, s,
+		Pod{Name: "a", CPU: 1000, Memory: 100, NodeName: "n1", Phase: PhaseRunning},
+		Pod{Name: "b", CPU: 1000, Memory: 100, NodeName: "n1", Phase: PhaseRunning},
+		Pod{Name: "p", CPU: 1000, Memory: 100})
+	before := map[string]*Pod{}
+	for name, p := range s.state.Pods {
+		before[name] = p
+	}
+	var sawA, sawB, sawP, fits bool
+	s.WithPolicyStateWithout([]string{"a", "nothing"}, func(st *State) {
+		sawA, sawB, sawP = st.Pods["a"] != nil, st.Pods["b"] != nil, st.Pods["p"] != nil
+		fits = len(st.FeasibleNodes(st.Pods["p"])) == 1
+	})
+	if sawA || !sawB || !sawP {
+		t.Fatalf("f saw a %v, b %v, p %v; want b and p only", sawA, sawB, sawP)
+	}
+	if !fits {
+		t.Error("p does not fit n1 with a left out")
+	}
+	if len(s.state.Pods) != len(before) {
+		t.Fatalf("%d pods after, %d before", len(s.state.Pods), len(before))
+	}
+	for name, p := range before {
+		if s.state.Pods[name] != p {
+			t.Errorf("pod %s not put back", name)
+		}
+	}
+}

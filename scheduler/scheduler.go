@@ -319,6 +319,25 @@ func (s *Scheduler) WithPolicyState(f func(*State)) {
 	f(st)
 }
 
+// WithPolicyStateWithout is WithPolicyState with the named pods left out
+// of the state f reads, and put back after it: weave-scheduler re-checks a
+// preemptor whose victims are gone without the preemptors still waiting
+// for theirs (each assumed on its node beside its victims counts the room
+// twice), in place. A copy of the state per preemptor took seconds of a
+// 500-preemptor plan at 5,000 nodes.
+func (s *Scheduler) WithPolicyStateWithout(leave []string, f func(*State)) {
+	s.WithPolicyState(func(st *State) {
+		ov := newPodOverlay(st)
+		defer ov.restore()
+		for _, name := range leave {
+			if st.Pods[name] != nil {
+				ov.remove(name)
+			}
+		}
+		f(st)
+	})
+}
+
 // LastStats returns Weave's statistics for the latest solve.
 func (s *Scheduler) LastStats() weave.Stats {
 	s.mu.Lock()

@@ -103,13 +103,16 @@ func (s *Server) preemptPlan(ctx context.Context, pods []*v1.Pod, ex *explainer)
 		for _, p := range rest {
 			keys = append(keys, podKey(p))
 		}
+		td := time.Now()
 		s.events.drain(ctx, maxDrain)
 		tp := time.Now()
 		bs, ev, us, err := s.brain.PreemptPods(ctx, keys)
 		if s.stateLost(err) || ctx.Err() != nil {
 			return
 		}
-		s.log.Info("preemption plan", "round", round, "pods", len(keys), "placed", len(bs), "victims", len(ev), "unplaced", len(us), "took", time.Since(tp), "error", err)
+		st := s.brain.LastStats() // the plan's model: where a slow plan's time went
+		s.log.Info("preemption plan", "round", round, "pods", len(keys), "placed", len(bs), "victims", len(ev), "unplaced", len(us), "took", time.Since(tp),
+			"waited", tp.Sub(td), "variables", st.Variables, "fetch", st.Fetch, "ground", st.Ground, "solve", st.Solve, "error", err)
 		if err != nil {
 			if placedAny {
 				for _, p := range rest {
@@ -358,34 +361,77 @@ func (s *Server) dropNominationLocked(key string) {
 	}
 }
 
-// bindNominated binds a preemptor whose victims are gone, after the re-check of every placement.
+// bindNominated binds a preemptor whose victims are gone, after the re-check of every placement. The
+// preemptors that become ready while a re-check runs are re-checked together by the next one: their victims
+// go in bursts (a plan's evictions), and each re-check reads every bound pod.
 func (s *Server) bindNominated(key string, nom *nomination) {
 	s.mu.Lock()
-	if s.nominated[key] != nom {
-		s.mu.Unlock()
-		return
-	}
-	s.dropNominationLocked(key)
+	s.readyNoms = append(s.readyNoms, readyNomination{key, nom})
+	start := !s.bindingNoms
+	s.bindingNoms = true
 	s.mu.Unlock()
-	ctxp := s.loopCtx.Load()
-	if ctxp == nil || (*ctxp).Err() != nil || !s.leader.Load() {
-		s.requeue(nom.pod)
-		return
+	if !start {
+		return // the running binder takes it
 	}
-	ctx := *ctxp
+	for {
+		s.mu.Lock()
+		ready := s.readyNoms
+		s.readyNoms = nil
+		if len(ready) == 0 {
+			s.bindingNoms = false
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		s.bindReadyNominations(ready)
+	}
+}
+
+// readyNomination is a preemptor whose victims are gone, waiting for its re-check.
+type readyNomination struct {
+	key string
+	nom *nomination
+}
+
+// bindReadyNominations re-checks preemptors whose victims are gone, together, and sends those that still fit
+// to the bind workers.
+func (s *Server) bindReadyNominations(ready []readyNomination) {
+	var bindings []scheduler.Binding
+	var pods []*v1.Pod
+	inBatch := map[string]bool{}
+	s.mu.Lock()
+	for _, r := range ready {
+		if s.nominated[r.key] != r.nom {
+			continue
+		}
+		s.dropNominationLocked(r.key)
+		bindings = append(bindings, scheduler.Binding{Pod: r.key, Node: r.nom.node})
+		pods = append(pods, r.nom.pod)
+		inBatch[r.key] = true
+	}
 	// The re-check leaves out the preemptors still waiting for victims: each is assumed on its node while
 	// its victims are still there, which counts the room twice. A later plan that nominated another pod to
-	// this node saw this one assumed there, so binding this one keeps that plan valid.
-	st := s.brain.PolicyState()
-	s.mu.Lock()
+	// one of these nodes saw this one assumed there, so binding this one keeps that plan valid.
+	var waiting []string
 	for k, other := range s.nominated {
-		if k != key && len(other.victims) > 0 {
-			delete(st.Pods, k)
+		if !inBatch[k] && len(other.victims) > 0 {
+			waiting = append(waiting, k)
 		}
 	}
 	s.mu.Unlock()
-	with := func(f func(*scheduler.State)) { f(st) } // a copy of its own: nothing to lock
-	for _, j := range s.recheckOn(with, []scheduler.Binding{{Pod: key, Node: nom.node}}) {
+	if len(bindings) == 0 {
+		return
+	}
+	ctxp := s.loopCtx.Load()
+	if ctxp == nil || (*ctxp).Err() != nil || !s.leader.Load() {
+		for _, p := range pods {
+			s.requeue(p)
+		}
+		return
+	}
+	ctx := *ctxp
+	with := func(f func(*scheduler.State)) { s.brain.WithPolicyStateWithout(waiting, f) }
+	for _, j := range s.recheckOn(with, bindings) {
 		select {
 		case s.binds <- j:
 		case <-ctx.Done():

@@ -82,12 +82,14 @@ type Server struct {
 	attempts map[string]int         // failed attempts per pod (the backoff's exponent)
 	// nominated holds the preemptors whose victims are being evicted (preempt.go): each is assumed on its
 	// nominated node in the state and bound once its victims are gone.
-	nominated  map[string]*nomination
-	claimUsers map[string]map[string]struct{} // claim (namespace/name) → the pending pods using it (volumes.go)
-	refused    map[string]string              // pending pods weave-scheduler does not schedule → the message sent (refuse.go)
-	binds      chan bindJob
-	evicting   chan struct{}                   // a slot per eviction request under way (evictWorkers slots)
-	loopCtx    atomic.Pointer[context.Context] // the leader's context (bindings of nominated pods)
+	nominated   map[string]*nomination
+	readyNoms   []readyNomination              // preemptors whose victims are gone, for the running binder (bindNominated)
+	bindingNoms bool                           // a binder of ready preemptors runs
+	claimUsers  map[string]map[string]struct{} // claim (namespace/name) → the pending pods using it (volumes.go)
+	refused     map[string]string              // pending pods weave-scheduler does not schedule → the message sent (refuse.go)
+	binds       chan bindJob
+	evicting    chan struct{}                   // a slot per eviction request under way (evictWorkers slots)
+	loopCtx     atomic.Pointer[context.Context] // the leader's context (bindings of nominated pods)
 
 	// PodGroups (podgroups.go).
 	groups        map[string]podGroupView // PodGroups (namespace/name) as read
