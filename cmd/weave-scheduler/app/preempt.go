@@ -110,9 +110,12 @@ func (s *Server) preemptPlan(ctx context.Context, pods []*v1.Pod, ex *explainer)
 		if s.stateLost(err) || ctx.Err() != nil {
 			return
 		}
-		st := s.brain.LastStats() // the plan's model: where a slow plan's time went
-		s.log.Info("preemption plan", "round", round, "pods", len(keys), "placed", len(bs), "victims", len(ev), "unplaced", len(us), "took", time.Since(tp),
-			"waited", tp.Sub(td), "variables", st.Variables, "fetch", st.Fetch, "ground", st.Ground, "solve", st.Solve, "error", err)
+		args := []any{"round", round, "pods", len(keys), "placed", len(bs), "victims", len(ev), "unplaced", len(us), "took", time.Since(tp), "waited", tp.Sub(td)}
+		if len(bs)+len(ev) > 0 { // the plan's model was solved: where a slow plan's time went
+			st := s.brain.LastStats()
+			args = append(args, "variables", st.Variables, "fetch", st.Fetch, "ground", st.Ground, "solve", st.Solve)
+		}
+		s.log.Info("preemption plan", append(args, "error", err)...)
 		if err != nil {
 			if placedAny {
 				for _, p := range rest {
