@@ -1077,28 +1077,17 @@ func (s *Scheduler) checkAfter(pods, victims []*Pod, placed map[string]string) e
 	if len(s.off) > 0 {
 		after = relax(s.state.Clone(), s.off)
 	}
-	saved := make(map[string]*Pod, len(pods)+len(victims))
-	defer func() {
-		for name, p := range saved {
-			after.Pods[name] = p
-		}
-	}()
+	ov := newPodOverlay(after)
+	defer ov.restore()
 	for _, v := range victims {
 		if placed[v.Name] == "" {
-			if _, ok := saved[v.Name]; !ok {
-				saved[v.Name] = after.Pods[v.Name]
-			}
-			delete(after.Pods, v.Name)
+			ov.remove(v.Name)
 		}
 	}
 	for _, p := range pods {
-		cur := after.Pods[p.Name]
-		if _, ok := saved[p.Name]; !ok {
-			saved[p.Name] = cur
-		}
-		c := *cur
+		c := *after.Pods[p.Name]
 		c.NodeName = placed[p.Name]
-		after.Pods[p.Name] = &c
+		ov.set(&c)
 	}
 	return after.Check(pods)
 }
