@@ -4,8 +4,8 @@ package scheduler
 // independent check of a solve and a preemption plan's passes ask Check
 // about the state with the pods placed and the victims gone, and a copy of
 // the whole state for that took 56 ms a plan at 15,000 nodes running
-// 60,000 pods. Pods put in are the
-// caller's; the state's own pods are never changed, only replaced.
+// 60,000 pods. Pods put in are the caller's; the state's own pods are never
+// changed, only replaced.
 type podOverlay struct {
 	st    *State
 	saved map[string]*Pod // the state's pod of each name changed (nil: none)

@@ -49,10 +49,9 @@ func (r *roomIndex) move(p *Pod, node string, sign int64) {
 	}
 }
 
-// fitsSomewhere is FitsSomewhere for p, whose requests are in no node's
-// use of the index: its room is checked on the nodes that may have some,
-// and Check on those that do. st is left as it was.
-func (r *roomIndex) fitsSomewhere(p *Pod) bool {
+// withRoom lists the nodes that had room for p's requests when its shape
+// was first asked about (the nodes lowered since may have some too).
+func (r *roomIndex) withRoom(p *Pod) []string {
 	k := shapeOf(p)
 	nodes, ok := r.byShape[k]
 	if !ok {
@@ -64,6 +63,14 @@ func (r *roomIndex) fitsSomewhere(p *Pod) bool {
 		}
 		r.byShape[k] = nodes
 	}
+	return nodes
+}
+
+// fitsSomewhere is FitsSomewhere for p, whose requests are in no node's
+// use of the index: its room is checked on the nodes that may have some,
+// and Check on those that do. st is left as it was.
+func (r *roomIndex) fitsSomewhere(p *Pod) bool {
+	nodes := r.withRoom(p)
 	q := *p
 	defer r.st.holding(&q)()
 	try := func(name string) bool {

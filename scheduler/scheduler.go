@@ -906,19 +906,15 @@ func (s *Scheduler) preemptLocked(ctx context.Context, q []*Pod) ([]Binding, []E
 	// running 20,000 pods, 0.26 s a plan). It is the fits-alone pass's use
 	// without the evicted victims.
 	afterUse := room.used
-	for _, v := range evicted {
-		if live(v) {
-			u := afterUse[v.NodeName]
-			u.add(v, -1)
-			afterUse[v.NodeName] = u
-		}
-	}
 	moveAfter := func(v *Pod, sign int64) {
 		if live(v) {
 			u := afterUse[v.NodeName]
 			u.add(v, sign)
 			afterUse[v.NodeName] = u
 		}
+	}
+	for _, v := range evicted {
+		moveAfter(v, -1)
 	}
 	// A unit is a victim, or the evicted pods of a disruptionMode-all
 	// group, kept back or evicted together.

@@ -688,7 +688,7 @@ func (s *State) FeasibleNodes(p *Pod) []string {
 // a full cluster, the case of preemption, leaves no node to try. s is left
 // as it was.
 func (s *State) FitsSomewhere(p *Pod) bool {
-	return s.fitsSomewhereUsing(p, s.usage(func(o *Pod) bool { return o.Name == p.Name }))
+	return newRoomIndex(s, s.usage(func(o *Pod) bool { return o.Name == p.Name })).fitsSomewhere(p)
 }
 
 // Fitter returns FitsSomewhere for pods of s without a node, the nodes'
@@ -707,51 +707,21 @@ func (s *State) Fitter() func(p *Pod) bool {
 	}
 }
 
-// fitsSomewhereUsing is FitsSomewhere with the live bound pods' use per
-// node, p left out, given.
-func (s *State) fitsSomewhereUsing(p *Pod, used map[string]nodeUse) bool {
-	q := *p
-	defer s.holding(&q)()
-	for name, n := range s.Nodes {
-		if !used[name].holds(n, &q) {
-			continue
-		}
-		q.NodeName = name
-		if s.Check([]*Pod{&q}) == nil {
-			return true
-		}
-	}
-	return false
-}
-
 // roomless returns the pods of ps without a node in placed for which no
 // node has room for their requests beside the live bound pods (holds):
 // whatever else holds, they fit nowhere. Pods with the same requests share
-// one pass over the nodes.
+// one pass over the nodes (roomIndex).
 func (s *State) roomless(ps []*Pod, placed map[string]string) map[string]bool {
 	out := map[string]bool{}
-	var used map[string]nodeUse
-	verdicts := map[podShape]bool{}
+	var ix *roomIndex
 	for _, p := range ps {
 		if placed[p.Name] != "" {
 			continue
 		}
-		if used == nil {
-			used = s.usage(nil)
+		if ix == nil {
+			ix = newRoomIndex(s, s.usage(nil))
 		}
-		k := shapeOf(p)
-		none, ok := verdicts[k]
-		if !ok {
-			none = true
-			for name, n := range s.Nodes {
-				if used[name].holds(n, p) {
-					none = false
-					break
-				}
-			}
-			verdicts[k] = none
-		}
-		if none {
+		if len(ix.withRoom(p)) == 0 {
 			out[p.Name] = true
 		}
 	}
