@@ -30,12 +30,21 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 	// The snapshot is read while the model is grounded: the grounder
 	// waits for a relation only when it first reads it.
 	t0 := time.Now()
-	snap, finish, err := m.startFetch(ctx)
+	snap, finish, err := m.startFetch(ctx, opts.NoExplain)
 	if err != nil {
 		return nil, err
 	}
+	defer snap.Stop() // a panic in grounding leaves the fetch waiting for asks
 	gr, gerr := ground.Ground(m.prog, snap, m.groundOptions(ground.Options{Vars: m.lastVars, Constraints: m.lastConstraints, HintNulls: opts.HintNulls}))
 	st.Ground = time.Since(t0)
+	if opts.NoExplain || gerr != nil {
+		// Nothing grounds this snapshot again (an explanation would, over
+		// every view): the relations no view asked for are left unread.
+		snap.Stop()
+	}
+	if gerr == nil {
+		m.plan.Learn(snap)
+	}
 	fetched, err := finish()
 	if err != nil {
 		return nil, err // a read failed: its error, whatever grounding said
@@ -149,7 +158,7 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 // and returns the snapshot being filled. finish waits for the reads, ends
 // the transaction and returns how long the reads took, or why they
 // failed; it must be called once.
-func (m *Model) startFetch(ctx context.Context) (snap *ground.Snapshot, finish func() (time.Duration, error), err error) {
+func (m *Model) startFetch(ctx context.Context, lazy bool) (snap *ground.Snapshot, finish func() (time.Duration, error), err error) {
 	if !m.readsPrepared {
 		// Not under ctx: a statement left out because this solve's
 		// context ended would run unprepared in every later solve.
@@ -167,7 +176,7 @@ func (m *Model) startFetch(ctx context.Context) (snap *ground.Snapshot, finish f
 			return nil, nil, dbError("starting the read transaction", err)
 		}
 	}
-	snap = ground.Start(ctx, m.reads.in(tx), m.plan)
+	snap = ground.Start(ctx, m.reads.in(tx), m.plan, lazy)
 	finish = func() (time.Duration, error) {
 		defer tx.Rollback()
 		if err := snap.Wait(); err != nil {
@@ -187,7 +196,7 @@ func (m *Model) startFetch(ctx context.Context) (snap *ground.Snapshot, finish f
 // fetch reads what the model needs in one read transaction and waits for
 // the whole snapshot (explanations, tests).
 func (m *Model) fetch(ctx context.Context) (*ground.Snapshot, error) {
-	snap, finish, err := m.startFetch(ctx)
+	snap, finish, err := m.startFetch(ctx, false)
 	if err != nil {
 		return nil, err
 	}

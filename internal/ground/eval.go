@@ -914,7 +914,10 @@ func (g *grounder) distinct(rows []row, lins []*rowSource) ([]row, []*rowSource)
 }
 
 func constKey(vals []value) (string, bool) {
-	var b []byte
+	// Built on the stack (a group's key of a node's name and a few
+	// numbers fits), so that only the string is allocated.
+	var buf [128]byte
+	b := buf[:0]
 	for _, v := range vals {
 		if v.k != kConst {
 			return "", false

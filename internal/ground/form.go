@@ -264,6 +264,32 @@ func sameAtom(a, b form) bool {
 	return false
 }
 
+// negates reports sameAtom(c, neg(f)) without building neg(f): callers
+// ask it of every row's NULL form (notNullUnder).
+func negates(c, f form) bool {
+	switch f := f.(type) {
+	case fLit:
+		c, ok := c.(fLit)
+		return ok && c.l == f.l.Not()
+	case fEq:
+		c, ok := c.(fEq)
+		return ok && c.x == f.x && c.v == f.v && c.not != f.not
+	case fNe:
+		return !f.e.isConst() && sameAtom(c, fLin{e: f.e, lo: f.k, hi: f.k})
+	case fLin:
+		if f.e.isConst() {
+			return false
+		}
+		switch {
+		case f.lo == math.MinInt64 && f.hi != math.MaxInt64:
+			return sameAtom(c, fLin{e: f.e, lo: f.hi + 1, hi: math.MaxInt64})
+		case f.hi == math.MaxInt64 && f.lo != math.MinInt64:
+			return sameAtom(c, fLin{e: f.e, lo: math.MinInt64, hi: f.lo - 1})
+		}
+	}
+	return false
+}
+
 // neg is the negation of f (two-valued: f is a "truth" form).
 func neg(f form) form {
 	switch f := f.(type) {
@@ -272,14 +298,17 @@ func neg(f form) form {
 	case fLit:
 		return fLit{f.l.Not()}
 	case fLin:
-		var parts []form
-		if f.lo != math.MinInt64 {
-			parts = append(parts, linAtom(f.e, math.MinInt64, f.lo-1))
+		// One bound (the usual case: "load <= capacity") negates to one
+		// atom, without the slice a disjunction of two needs.
+		switch {
+		case f.lo == math.MinInt64 && f.hi == math.MaxInt64:
+			return fFalse
+		case f.lo == math.MinInt64:
+			return linAtom(f.e, f.hi+1, math.MaxInt64)
+		case f.hi == math.MaxInt64:
+			return linAtom(f.e, math.MinInt64, f.lo-1)
 		}
-		if f.hi != math.MaxInt64 {
-			parts = append(parts, linAtom(f.e, f.hi+1, math.MaxInt64))
-		}
-		return or(parts...)
+		return or(linAtom(f.e, math.MinInt64, f.lo-1), linAtom(f.e, f.hi+1, math.MaxInt64))
 	case fNe:
 		return linAtom(f.e, f.k, f.k)
 	case fIn:

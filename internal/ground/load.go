@@ -28,6 +28,7 @@ type binGroup struct {
 	items []cp.IntVar
 	count cp.IntVar // number of members present, made on first use
 	has   bool
+	pres  form // count >= 1, made once: every view over the group asks for it
 }
 
 // binOf recognises a bin group: every member guard is "x = v" for the
@@ -206,8 +207,9 @@ func sameItems(ls *loadSet, items []cp.IntVar, sizes []int64) bool {
 func (g *grounder) presence(b *binGroup) form {
 	if !b.has {
 		b.count, b.has = g.loadFor(b.v, b.items, g.onesOf(len(b.items))), true
+		b.pres = fLin{e: varLin(b.count), lo: 1, hi: maxInt}
 	}
-	return fLin{e: varLin(b.count), lo: 1, hi: maxInt}
+	return b.pres
 }
 
 // flushLoads posts the loads: one bin-packing constraint per set of items
@@ -322,16 +324,15 @@ func notNullUnder(v value, guard form) value {
 	if v.k != kInt || !v.mayBeNull() {
 		return v
 	}
-	nn := neg(v.null)
-	conj := []form{guard}
 	if a, ok := guard.(fAnd); ok {
-		conj = a
-	}
-	for _, c := range conj {
-		if sameAtom(c, nn) {
-			v.null = fFalse
-			return v
+		for _, c := range a {
+			if negates(c, v.null) {
+				v.null = fFalse
+				return v
+			}
 		}
+	} else if negates(guard, v.null) {
+		v.null = fFalse
 	}
 	return v
 }
