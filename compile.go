@@ -180,9 +180,10 @@ func Compile(schema string, opts ...CompileOption) (*Model, error) {
 // database (Connect it). The compiled program is not modified after
 // Compile, so the two share it: a process that runs the same schema on
 // several databases (one scheduler per test, say) compiles it once. The
-// clone has its own connection, prepared statements and sizing hints.
+// clone has its own connection, prepared statements, sizing hints and
+// order of reads (ground.Plan.Learn).
 func (m *Model) Clone() *Model {
-	return &Model{schema: m.schema, prog: m.prog, plan: m.plan, ast: m.ast, aggs: m.aggs,
+	return &Model{schema: m.schema, prog: m.prog, plan: m.plan.Fresh(), ast: m.ast, aggs: m.aggs,
 		enc: m.enc, rewrites: m.rewrites, smallSets: m.smallSets}
 }
 

@@ -5,14 +5,17 @@ import (
 	"database/sql"
 	"testing"
 	"time"
+
+	"github.com/weavesql/weave/internal/ground"
 )
 
 // A solve with NoExplain reads, after the first, only the relations the
 // previous solve's grounder asked for, and the others when its grounder
 // asks for them: here label is read by the join of a view whose first
 // relation (wants) is empty in the first solves. When wants gets a row,
-// label is read on demand and its constraint holds; a solve that may
-// explain reads every relation.
+// label is read on demand and its constraint holds; it is then read ahead
+// for ground.AskedLately solves; a solve that may explain reads every
+// relation.
 func TestLazySnapshotReadsWhatTheGrounderAsksFor(t *testing.T) {
 	const schema = `
 create table node (name varchar(10) primary key, cpu integer not null);
@@ -98,10 +101,26 @@ create view placed as select count(*) from pod where pod.node is not null;
 			t.Fatalf("pod b on %v, want n1 (the ssd node)", row["node"])
 		}
 	}
-	// A solve that may explain an infeasible model reads every relation.
+	// Asked for lately, label is read ahead while wants is empty again,
+	// by the AskedLately solves after the last that asked for it.
 	exec("delete from wants")
-	solve(true) // label unasked again
+	for i := 1; i <= ground.AskedLately+1; i++ {
+		res := solve(true)
+		if got, want := read(res, "label"), i <= ground.AskedLately; got != want {
+			t.Fatalf("solve %d after the last that asked for label: read %v, want %v", i, got, want)
+		}
+	}
+	// A solve that may explain an infeasible model reads every relation.
 	if res := solve(false); !read(res, "label") {
 		t.Fatalf("a solve without NoExplain left label unread: %v", res.Stats.Rows)
+	}
+	// A clone has learnt nothing: its first solve reads every relation.
+	c := m.Clone()
+	if err := c.Connect(db); err != nil {
+		t.Fatal(err)
+	}
+	res, err = c.Solve(ctx, SolveOptions{Timeout: 10 * time.Second, Seed: 1, Workers: 1, NoExplain: true})
+	if err != nil || !read(res, "label") {
+		t.Fatalf("a clone's first solve: label read %v (%v), want read", res != nil && read(res, "label"), err)
 	}
 }

@@ -274,16 +274,32 @@ type Querier interface {
 // read reduced to a decision domain), not once per solve.
 type Plan struct {
 	needs []need
-	// order is the order the last snapshot's grounder asked for the
-	// relations (indexes into needs), then those it did not ask for
-	// (Learn); nil before.
-	mu    sync.Mutex
-	order []int
-	used  int // how many of order the last snapshot asked for
+	// What the plan's snapshots' grounders asked for (Learn): order is
+	// the read order (indexes into needs), its first used entries the
+	// relations asked for lately, the last snapshot's first in the order
+	// it asked; nil before any. lastAsked holds, per relation, the number
+	// of the latest snapshot learnt from that asked for it (0: none).
+	mu        sync.Mutex
+	order     []int
+	used      int
+	learnt    int
+	lastAsked []int
 }
 
+// AskedLately is how many snapshots back a relation counts as asked for:
+// batches of different pods ask for different relations (node_label for
+// a pod with affinity terms), and a relation read only when asked makes
+// its grounder wait for the whole read.
+const AskedLately = 16
+
+// Fresh returns the plan with nothing learned (Learn), for another model
+// of the same program.
+func (p *Plan) Fresh() *Plan { return &Plan{needs: p.needs} }
+
 // Learn orders the plan's later snapshots by what snap's grounder asked
-// for: those relations first, in the order it asked, then the others. A
+// for: those relations first, in the order it asked, then the others
+// that one of the last AskedLately snapshots learnt from asked for, then
+// the rest (read only when asked for, by a lazy snapshot). A
 // placement batch's grounder skips the joins of views whose first
 // relation is empty, so the others are read last, and not at all by a
 // snapshot stopped once the model is grounded (node_label, 1.1 ms of
@@ -292,24 +308,32 @@ type Plan struct {
 // for out of it is read next.
 func (p *Plan) Learn(snap *Snapshot) {
 	snap.mu.Lock()
-	used := append([]int(nil), snap.used...)
+	asked := append([]int(nil), snap.used...) // each once
 	snap.mu.Unlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.learnt++
+	if p.lastAsked == nil {
+		p.lastAsked = make([]int, len(p.needs))
+	}
 	order := make([]int, 0, len(p.needs))
 	seen := make([]bool, len(p.needs))
-	for _, i := range used {
-		if !seen[i] {
-			seen[i] = true
+	for _, i := range asked {
+		seen[i] = true
+		p.lastAsked[i] = p.learnt
+		order = append(order, i)
+	}
+	var rest []int
+	for i, at := range p.lastAsked {
+		switch {
+		case seen[i]:
+		case at > 0 && p.learnt-at < AskedLately:
 			order = append(order, i)
+		default:
+			rest = append(rest, i)
 		}
 	}
-	for i := range p.needs {
-		if !seen[i] {
-			order = append(order, i)
-		}
-	}
-	p.mu.Lock()
-	p.order, p.used = order, len(used)
-	p.mu.Unlock()
+	p.order, p.used = append(order, rest...), len(order)
 }
 
 // NewPlan plans the snapshots of p.
@@ -319,8 +343,8 @@ func NewPlan(p *ir.Program) *Plan { return &Plan{needs: needs(p)} }
 // grounder reads them, and returns the snapshot they fill. q must stay
 // usable until Wait returns.
 //
-// With lazy, a relation the plan's last snapshot did not ask for (Learn)
-// is read only when the grounder asks for it, and the snapshot must be
+// With lazy, a relation the plan's recent snapshots did not ask for
+// (Learn) is read only when the grounder asks for it, and the snapshot must be
 // stopped (Stop) before Wait: the fetch waits for asks until then.
 // Otherwise every relation is read, those asked for ahead of the plan's
 // order.
