@@ -336,6 +336,23 @@ func (p *Plan) Learn(snap *Snapshot) {
 	p.order, p.used = append(order, rest...), len(order)
 }
 
+// ReadsAhead reports whether a lazy snapshot of the plan reads the
+// relation named name before its grounder asks for it (it may still be
+// left unread: the fetch stops when the model is grounded).
+func (p *Plan) ReadsAhead(name string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.order == nil {
+		return true
+	}
+	for _, i := range p.order[:p.used] {
+		if p.needs[i].name() == name {
+			return true
+		}
+	}
+	return false
+}
+
 // NewPlan plans the snapshots of p.
 func NewPlan(p *ir.Program) *Plan { return &Plan{needs: needs(p)} }
 
