@@ -62,6 +62,7 @@ type pendingRelation struct {
 	used    bool // under Snapshot.mu: the grounder asked for it
 	skipped bool // left unread by Stop
 	idx     int  // its place in the plan
+	n       need
 }
 
 // relation returns the relation named name, waiting while it is being
@@ -361,10 +362,10 @@ func NewPlan(p *ir.Program) *Plan { return &Plan{needs: needs(p)} }
 // usable until Wait returns.
 //
 // With lazy, a relation the plan's recent snapshots did not ask for
-// (Learn) is read only when the grounder asks for it, and the snapshot must be
-// stopped (Stop) before Wait: the fetch waits for asks until then.
-// Otherwise every relation is read, those asked for ahead of the plan's
-// order.
+// (Learn) is read only when the grounder asks for it, and the snapshot
+// must be stopped (Stop) before Wait: the fetch waits for asks until
+// then. Otherwise every relation is read, those asked for ahead of the
+// plan's order.
 func Start(ctx context.Context, q Querier, plan *Plan, lazy bool) *Snapshot {
 	ns := plan.needs
 	s := &Snapshot{pending: make(map[string]*pendingRelation, len(ns)), done: make(chan struct{}), ahead: len(ns)}
@@ -376,11 +377,9 @@ func Start(ctx context.Context, q Querier, plan *Plan, lazy bool) *Snapshot {
 		s.ahead = used
 	}
 	slots := make([]*pendingRelation, len(ns))
-	need := make(map[*pendingRelation]need, len(ns))
 	for i, n := range ns {
-		slots[i] = &pendingRelation{ready: make(chan struct{}), idx: i}
+		slots[i] = &pendingRelation{ready: make(chan struct{}), idx: i, n: n}
 		s.pending[n.name()] = slots[i]
-		need[slots[i]] = n
 	}
 	if order != nil {
 		byOrder := make([]*pendingRelation, len(ns))
@@ -409,7 +408,7 @@ func Start(ctx context.Context, q Querier, plan *Plan, lazy bool) *Snapshot {
 		cursor := 0
 		for p := s.next(slots, &cursor); p != nil; p = s.next(slots, &cursor) {
 			t0 := time.Now()
-			r, err := read(ctx, q, need[p])
+			r, err := read(ctx, q, p.n)
 			took += time.Since(t0)
 			if err != nil {
 				s.err = err
