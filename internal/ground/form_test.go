@@ -1,6 +1,7 @@
 package ground
 
 import (
+	"math"
 	"testing"
 
 	"github.com/weavesql/weave/cp"
@@ -113,5 +114,40 @@ func TestHoldsWhenEmptyAndPairs(t *testing.T) {
 	}
 	if _, _, ok := asPairNe(varLin(y).add(varLin(x), -2), 0); ok {
 		t.Error("y - 2x != 0 is not a pairwise inequality")
+	}
+}
+
+// negates restates sameAtom(c, neg(f)) without building neg(f): it must
+// agree with it on every pair of atoms, negations of each other or not.
+func TestNegatesAgreesWithSameAtomOfNeg(t *testing.T) {
+	m := cp.NewModel()
+	x, y := m.NewIntVar(0, 9, "x"), m.NewIntVar(0, 9, "y")
+	ex := varLin(x).add(varLin(y), 2)
+	forms := []form{fTrue, fFalse, fLit{m.NewBoolVar("b")}, fEq{x: x, v: 3}, fEq{x: x, v: 3, not: true}, fEq{x: y, v: 3},
+		fNe{e: ex, k: 4}, fNe{e: constLin(2), k: 4}, fIn{x: x, vals: []int64{1, 2}}}
+	for _, lo := range []int64{math.MinInt64, 2, 5} {
+		for _, hi := range []int64{4, 5, math.MaxInt64} {
+			forms = append(forms, fLin{e: ex, lo: lo, hi: hi}, fLin{e: varLin(x), lo: lo, hi: hi})
+		}
+	}
+	var lit fLit = forms[2].(fLit)
+	forms = append(forms, fLit{lit.l.Not()})
+	for _, f := range forms {
+		forms = append(forms, neg(f)) // the negations themselves, as candidates c
+	}
+	matched := 0
+	for _, f := range forms {
+		for _, c := range forms {
+			want := sameAtom(c, neg(f))
+			if got := negates(c, f); got != want {
+				t.Errorf("negates(%#v, %#v) = %v, sameAtom(c, neg(f)) = %v", c, f, got, want)
+			}
+			if want {
+				matched++
+			}
+		}
+	}
+	if matched < 10 {
+		t.Fatalf("only %d pairs negate each other: the cases do not exercise negates", matched)
 	}
 }
