@@ -56,6 +56,9 @@ func (s *Scheduler) exec(ctx context.Context, st []stmt) error {
 	if len(st) == 0 {
 		return nil
 	}
+	// Every write, even one that fails, makes a speculation stale (speculate.go).
+	s.version++
+	s.lastWrite = time.Now()
 	if s.lost != nil {
 		return s.lost
 	}

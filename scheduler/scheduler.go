@@ -164,6 +164,12 @@ type Config struct {
 	// or lower that arrived after it is tried until it is admitted. 0 (the
 	// default) turns the rule off.
 	GangReserveAfter time.Duration
+	// Speculate decides ahead, while no pod is pending, the batch of a pod
+	// like the last one placed, and places such a pod from it when it
+	// arrives alone on an unchanged state (speculate.go): a trickle of a
+	// Deployment's replicas waits for a check instead of a solve. Off by
+	// default: an idle scheduler then solves once more per batch.
+	Speculate bool
 }
 
 // Scheduler holds the cluster state (in memory and in the state database) and the two
@@ -206,6 +212,26 @@ type Scheduler struct {
 	// waiting holds the PodGroups ready to schedule and not yet admitted
 	// (fairness.go).
 	waiting map[string]*groupWait
+
+	// Speculation (speculate.go). version counts the writes to the state
+	// database (exec), lastWrite is the latest; template is the pod
+	// expected next, which a speculation copies (successor maps a replica
+	// group to the pod that followed one of its pods, lastArrival is the
+	// group of the last pending pod that arrived); spec is the speculation
+	// that holds for version, specTried the version last speculated on.
+	version     uint64
+	lastWrite   time.Time
+	template    *Pod
+	successor   map[string]*Pod
+	lastArrival string
+	spec        *speculation
+	specTried   uint64
+	specCount   SpeculationStats
+	// specMu guards the speculation under way, which UpsertPod interrupts
+	// without waiting for s.mu.
+	specMu     sync.Mutex
+	specLike   *Pod
+	specCancel context.CancelFunc
 }
 
 // waitOrDefault applies the convention of Config's waits: 0 means def,
@@ -388,6 +414,7 @@ func (s *Scheduler) UpsertVolume(ctx context.Context, name, zone string) error {
 
 // UpsertPod adds or replaces a pod.
 func (s *Scheduler) UpsertPod(ctx context.Context, p Pod) error {
+	s.interruptSpeculation(&p) // speculate.go
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	was := s.state.Pods[p.Name]
@@ -418,11 +445,15 @@ func (s *Scheduler) UpsertPod(ctx context.Context, p Pod) error {
 		}
 		commit()
 		s.state.Pods[p.Name] = &p
+		if was == nil {
+			s.arrived(&p) // speculate.go
+		}
 	}
 	if p.NodeName == "" && p.Phase == PhasePending && s.ours(&p) {
 		s.lastPending = time.Now()
 		if was == nil || was.NodeName != "" || was.Phase != PhasePending {
 			s.arrivals.add(s.lastPending)
+			s.noteArrival(&p)
 		}
 		select {
 		case s.wake <- struct{}{}:
@@ -519,9 +550,17 @@ func (s *Scheduler) waitBatch(ctx context.Context) error {
 		now := time.Now()
 		idle := now.Sub(s.lastPending)
 		arr := s.arrivals
+		specDue, spec := s.speculationDue(now) // speculate.go
 		s.mu.Unlock()
 		var wait time.Duration
 		switch {
+		case n == 0 && spec && specDue <= 0:
+			if err := s.speculate(ctx); err != nil {
+				return err
+			}
+			continue
+		case n == 0 && spec:
+			wait = specDue
 		case n == 0:
 			wait = noPendingPoll
 		case n >= s.cfg.BatchSize:
@@ -576,20 +615,35 @@ func (s *Scheduler) SchedulePending(ctx context.Context) ([]Binding, []Unschedul
 	if len(q) == 0 {
 		return nil, nil, nil
 	}
-	s.arc = s.nextArc(q)
+	if bs, us, ok, err := s.useSpeculation(ctx, q); ok { // speculate.go
+		return bs, us, err
+	}
 	s.rejected = map[string]string{}
-	defer func() { s.arc, s.rejected = wholeRing, nil }()
-	deadline := time.Now().Add(splitBudget * s.cfg.Timeout)
-	placed, err := s.placeSplit(ctx, q, s.cfg.Timeout, deadline)
+	defer func() { s.rejected = nil }()
+	placed, err := s.place(ctx, q)
 	if err != nil {
 		return nil, nil, err
 	}
+	return s.apply(ctx, q, placed, nil)
+}
+
+// place decides the nodes of the batch q: over the batch's sample of the
+// nodes, then the pods the sample could not take over every node (s.mu
+// held; s.rejected collects the pods the check left out).
+func (s *Scheduler) place(ctx context.Context, q []*Pod) (map[string]string, error) {
+	s.arc = s.nextArc(q)
+	defer func() { s.arc = wholeRing }()
+	deadline := time.Now().Add(splitBudget * s.cfg.Timeout)
+	placed, err := s.placeSplit(ctx, q, s.cfg.Timeout, deadline)
+	if err != nil {
+		return nil, err
+	}
 	if !s.arc.whole() {
-		// The pods the sample could not take are solved again over every
-		// node, those it placed assumed bound; not those no node has room
-		// for (a full cluster, the case of preemption: every pod of a
-		// PreemptionBasic batch at 5,000 nodes was solved again over
-		// every node, 0.7 s a batch, to no effect).
+		// The pods the sample could not take are solved again over
+		// every node, those it placed assumed bound; not those no node
+		// has room for (a full cluster, the case of preemption: every
+		// pod of a PreemptionBasic batch at 5,000 nodes was solved
+		// again over every node, 0.7 s a batch, to no effect).
 		var rest []*Pod
 		roomless := s.state.roomless(q, placed)
 		for _, p := range q {
@@ -603,7 +657,7 @@ func (s *Scheduler) SchedulePending(ctx context.Context) ([]Binding, []Unschedul
 				return s.placeSplit(ctx, rest, s.cfg.Timeout, deadline)
 			})
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			for name, node := range more {
 				if node != "" {
@@ -612,7 +666,7 @@ func (s *Scheduler) SchedulePending(ctx context.Context) ([]Binding, []Unschedul
 			}
 		}
 	}
-	return s.apply(ctx, q, placed, nil)
+	return placed, nil
 }
 
 // wideGapPlacement is the gap above which a placement batch waits
@@ -709,7 +763,7 @@ func (s *Scheduler) assuming(ctx context.Context, pods []*Pod, placed map[string
 	for name, n := range saved {
 		s.state.Pods[name].NodeName = n
 	}
-	if uerr := s.exec(ctx, undo); err == nil {
+	if uerr := s.exec(context.WithoutCancel(ctx), undo); err == nil { // the state and the database change together
 		err = uerr
 	}
 	if err != nil {

@@ -43,6 +43,7 @@ func (s *Server) scheduleLoop(ctx context.Context) error {
 		s.events.drain(ctx, maxDrain)
 		s.metrics.pending.Set(float64(len(s.brain.Pending())))
 		t0 := time.Now()
+		specUsed := s.brain.SpeculationStats().Used
 		bindings, unsched, err := s.brain.SchedulePending(ctx)
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -61,7 +62,8 @@ func (s *Server) scheduleLoop(ctx context.Context) error {
 		}
 		st := s.brain.LastStats()
 		size := len(bindings) + len(unsched)
-		s.observe(st, size)
+		speculated := s.brain.SpeculationStats().Used > specUsed
+		s.observe(st, size, speculated)
 		if s.Hooks.AfterSolve != nil {
 			s.Hooks.AfterSolve(ctx, bindings)
 		}
@@ -92,7 +94,7 @@ func (s *Server) scheduleLoop(ctx context.Context) error {
 		total := time.Since(t0)
 		s.metrics.phase.WithLabelValues("total").Observe(total.Seconds())
 		if s.Hooks.AfterBatch != nil {
-			s.Hooks.AfterBatch(BatchReport{Start: t0, Size: size, Placed: len(bindings), Stats: st, Total: total})
+			s.Hooks.AfterBatch(BatchReport{Start: t0, Size: size, Placed: len(bindings), Stats: st, Speculated: speculated, Total: total})
 		}
 		s.log.Debug("batch", "placed", len(bindings), "bound", len(ok), "unschedulable", len(unsched),
 			"variables", st.Variables, "constraints", st.Constraints, "ground", st.Ground, "solve", st.Solve,
@@ -100,8 +102,13 @@ func (s *Server) scheduleLoop(ctx context.Context) error {
 	}
 }
 
-func (s *Server) observe(stats weave.Stats, n int) {
+// observe records a batch's size and the phases of its solve; a batch placed from a speculation solved
+// nothing of its own (its solve ran earlier, while the loop was idle).
+func (s *Server) observe(stats weave.Stats, n int, speculated bool) {
 	s.metrics.batchSize.Observe(float64(n))
+	if speculated {
+		return
+	}
 	for phase, d := range map[string]time.Duration{"fetch": stats.Fetch, "ground": stats.Ground, "solve": stats.Solve, "extract": stats.Extract, "verify": stats.Verify} {
 		s.metrics.phase.WithLabelValues(phase).Observe(d.Seconds())
 	}

@@ -3,6 +3,8 @@ package app
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/weavesql/weave/scheduler"
 )
 
 // metrics are weave-scheduler's Prometheus metrics, on their own registry.
@@ -53,4 +55,17 @@ func newMetrics() *metrics {
 		m.variables, m.constraints, m.pending, m.leader, m.e2eLatencies,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// speculations registers the counts of the scheduler's speculations (scheduler.SpeculationStats).
+func (m *metrics) speculations(brain *scheduler.Scheduler) {
+	count := func(name, help string, f func(scheduler.SpeculationStats) int) {
+		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "weave_scheduler", Name: name, Help: help},
+			func() float64 { return float64(f(brain.SpeculationStats())) }))
+	}
+	count("speculations_solved_total", "Batches of a pod like the last one placed, decided ahead while idle (--speculate).",
+		func(s scheduler.SpeculationStats) int { return s.Solved })
+	count("speculations_used_total", "Batches placed from a speculation.", func(s scheduler.SpeculationStats) int { return s.Used })
+	count("speculations_stale_total", "Speculations dropped: the state changed, or another pod came.", func(s scheduler.SpeculationStats) int { return s.Stale })
+	count("speculations_interrupted_total", "Speculations cut short by a pod's arrival.", func(s scheduler.SpeculationStats) int { return s.Interrupted })
 }

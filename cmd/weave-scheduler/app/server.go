@@ -49,7 +49,10 @@ type BatchReport struct {
 	Start        time.Time
 	Size, Placed int // pods in the batch, and those the model placed
 	Stats        weave.Stats
-	Total        time.Duration
+	// Speculated is set when the batch was placed from a speculation (Config.Speculate): Stats are then
+	// those of the speculation's solve, which ran before the batch, while the loop was idle.
+	Speculated bool
+	Total      time.Duration
 }
 
 // Server is one weave-scheduler replica.
@@ -149,6 +152,7 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 		BatchSize:   cfg.BatchSize,
 		BatchIdle:   cfg.BatchWait,
 		BurstLinger: cfg.BurstLinger,
+		Speculate:   cfg.Speculate,
 		Timeout:     cfg.SolverTimeout,
 
 		ImprovementTimeout:                   cfg.SolverImprovementTimeout,
@@ -186,6 +190,7 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 	s.scLister = s.factory.Storage().V1().StorageClasses().Lister()
 	s.pdbLister = s.factory.Policy().V1().PodDisruptionBudgets().Lister()
 	srv = s
+	s.metrics.speculations(brain)
 	s.broadcast = events.NewBroadcaster(&events.EventSinkImpl{Interface: client.EventsV1()})
 	s.recorder = s.broadcast.NewRecorder(scheme.Scheme, cfg.SchedulerName)
 	return s, nil

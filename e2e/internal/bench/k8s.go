@@ -262,6 +262,19 @@ type Batch struct {
 	Fetch, Ground, Solve, Extract, Verify time.Duration
 	Total                                 time.Duration // the whole batch incl. re-check and queueing the bindings
 	Variables, Constraints                int
+	Speculated                            bool // placed from a speculation: the phases are of its solve, done before
+}
+
+// solvedBatches leaves out the batches placed from a speculation: their phases are of a solve that ran
+// before them, while the scheduler was idle, and no pod waited for it.
+func solvedBatches(bs []Batch) []Batch {
+	var out []Batch
+	for _, b := range bs {
+		if !b.Speculated {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // Decide is the time Weave took to decide the batch: fetch + ground + solve + extract + verify (the paper's
@@ -293,7 +306,7 @@ func (p *weaveProbe) afterBatch(r app.BatchReport) {
 	b := Batch{
 		At: r.Start.Sub(p.start), Size: r.Size, Placed: r.Placed,
 		Fetch: st.Fetch, Ground: st.Ground, Solve: st.Solve, Extract: st.Extract, Verify: st.Verify,
-		Total: r.Total, Variables: st.Variables, Constraints: st.Constraints,
+		Total: r.Total, Variables: st.Variables, Constraints: st.Constraints, Speculated: r.Speculated,
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

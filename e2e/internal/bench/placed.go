@@ -212,7 +212,7 @@ func latencyReport(r *Runner, s *Section, runs []*placedRun) error {
 			continue
 		}
 		var perPod, decide, totalB, fetch, ground, solve, extract, verify []float64
-		for i, b := range run.batches {
+		for i, b := range solvedBatches(run.batches) {
 			if b.Size > 0 {
 				for k := 0; k < b.Size; k++ { // one sample per pod, as the paper's CDF over placement decisions
 					perPod = append(perPod, ms(b.Decide())/float64(b.Size))

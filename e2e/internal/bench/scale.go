@@ -336,7 +336,7 @@ func scaleReport(r *Runner, s *Section, results []scaleResult, sizes []int) erro
 			e = oneLine(res.err.Error())
 		}
 		var dec, vars []float64
-		for _, b := range res.batches {
+		for _, b := range solvedBatches(res.batches) {
 			dec, vars = append(dec, ms(b.Decide())), append(vars, float64(b.Variables))
 		}
 		row = append(row, itoa(len(res.batches)), f1(percentile(dec, 50)), f1(percentile(dec, 100)), f1(percentile(vars, 50)))
@@ -410,7 +410,7 @@ func scaleReport(r *Runner, s *Section, results []scaleResult, sizes []int) erro
 	s.Findings = append(s.Findings, fmt.Sprintf("weave-scheduler's throughput is at least kube-scheduler's on %d of %d workloads completed by both (target: all).", met, total))
 	for _, res := range results {
 		var dec []float64
-		for _, b := range res.batches {
+		for _, b := range solvedBatches(res.batches) {
 			dec = append(dec, ms(b.Decide()))
 		}
 		if len(dec) > 0 {

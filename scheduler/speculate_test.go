@@ -1,0 +1,225 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"testing"
+	"time"
+)
+
+// specReplica is the i-th replica of Deployment d, whose pods spread over
+// zones, keep apart per node and ask for a share of a node.
+func specReplica(d string, i int, cpu int64) Pod {
+	app := map[string]string{"app": d}
+	return Pod{Name: fmt.Sprintf("%s-%d", d, i), Group: d, CPU: cpu, Memory: 256, Labels: app,
+		Affinity: []PodAffinityTerm{{Anti: true, Required: true, Selector: &LabelSelector{MatchLabels: app}, TopologyKey: LabelHostname}},
+		Spread:   []SpreadConstraint{{TopologyKey: LabelZone, MaxSkew: 1, Hard: true, Selector: &LabelSelector{MatchLabels: app}}}}
+}
+
+// A speculation places a replica where its own batch would: two
+// schedulers see the same events, one solving every batch, the other
+// deciding each replica's batch ahead (called here as its idle loop would)
+// and using it when the replica arrives. Between arrivals the test changes
+// the state now and then (a node fills up, a node is cordoned, a pod of
+// another shape arrives): the speculation must then be dropped, and the
+// batch solved. The replicas come from one Deployment, or from two in
+// turn (the speculation is then of the pod that followed the last one's
+// like last time).
+func TestSpeculationPlacesAsTheBatchWould(t *testing.T) {
+	t.Run("one Deployment", func(t *testing.T) {
+		speculationAgainstBatches(t, func(i int) Pod { return specReplica("web", i, 300) })
+	})
+	t.Run("two Deployments in turn", func(t *testing.T) {
+		speculationAgainstBatches(t, func(i int) Pod {
+			if i%2 == 1 {
+				return specReplica("api", i, 700)
+			}
+			return specReplica("web", i, 300)
+		})
+	})
+}
+
+func speculationAgainstBatches(t *testing.T, replica func(i int) Pod) {
+	ctx := context.Background()
+	fresh := newTest(t, Config{})
+	spec := newTest(t, Config{Speculate: true})
+	var nodes []Node
+	for i := range 12 {
+		nodes = append(nodes, Node{Name: fmt.Sprintf("n%02d", i), Zone: fmt.Sprintf("z%d", i%3), CPU: int64(2000 + 500*(i%4)), Memory: 8192})
+	}
+	addNodes(t, fresh, nodes...)
+	addNodes(t, spec, nodes...)
+	both := func(f func(s *Scheduler)) { f(fresh); f(spec) }
+	rng := rand.New(rand.NewSource(7))
+	changes, used, steps := 0, 0, 12
+	if raceDetector {
+		steps = 6 // race_on_test.go
+	}
+	for i := range steps {
+		if s := spec; s.template != nil {
+			s.lastWrite = time.Time{} // settled
+			if err := s.speculate(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		changed := rng.Intn(3) == 0 && i > 0
+		if changed {
+			changes++
+			switch i % 3 {
+			case 0: // another shape of pod takes room
+				both(func(s *Scheduler) { addPods(t, s, Pod{Name: fmt.Sprintf("other-%d", i), CPU: 1500, Memory: 512}) })
+				a, _ := schedule(t, fresh)
+				b, _ := schedule(t, spec)
+				if fmt.Sprint(a) != fmt.Sprint(b) {
+					t.Fatalf("step %d: other pod placed %v without speculation, %v with", i, a, b)
+				}
+			case 1: // a node is cordoned
+				n := nodes[rng.Intn(len(nodes))]
+				n.Unschedulable = true
+				both(func(s *Scheduler) { addNodes(t, s, n) })
+			case 2: // a bound pod goes
+				for name, p := range fresh.State().Pods {
+					if p.NodeName != "" {
+						both(func(s *Scheduler) {
+							if err := s.DeletePod(ctx, name); err != nil {
+								t.Fatal(err)
+							}
+						})
+						break
+					}
+				}
+			}
+		}
+		p := replica(i)
+		both(func(s *Scheduler) { addPods(t, s, p) })
+		before := spec.SpeculationStats().Used
+		a, _ := schedule(t, fresh)
+		b, _ := schedule(t, spec)
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Fatalf("step %d: %s placed %v by its batch, %v with speculation", i, p.Name, a, b)
+		}
+		if spec.SpeculationStats().Used > before {
+			used++
+			if changed {
+				t.Fatalf("step %d: a speculation was used after the state changed", i)
+			}
+		}
+	}
+	st := spec.SpeculationStats()
+	if used < steps-2*changes-3 || st.Stale == 0 || changes == 0 {
+		t.Fatalf("%d batches from a speculation, %d stale, %d changes: the test exercises neither side (%+v)", used, st.Stale, changes, st)
+	}
+	t.Logf("%d of %d batches from a speculation (%+v), %d state changes", used, steps, st, changes)
+}
+
+// A speculation stands for a pod like its template only: a pod with
+// another request, or the template's replica after any other write, is
+// solved as its batch.
+func TestSpeculationOnlyForTheTemplatesReplica(t *testing.T) {
+	ctx := context.Background()
+	s := newTest(t, Config{Speculate: true})
+	addNodes(t, s, Node{Name: "big", Zone: "z", CPU: 4000, Memory: 8192}, Node{Name: "small", Zone: "z", CPU: 1000, Memory: 8192})
+	addPods(t, s, Pod{Name: "r0", Group: "rs", CPU: 500, Memory: 100})
+	schedule(t, s)
+	speculate := func() {
+		t.Helper()
+		s.lastWrite = time.Time{}
+		if err := s.speculate(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	speculate()
+	addPods(t, s, Pod{Name: "r1", Group: "rs", CPU: 600, Memory: 100}) // not the template's replica
+	schedule(t, s)
+	if st := s.SpeculationStats(); st.Solved != 1 || st.Used != 0 || st.Stale != 1 {
+		t.Fatalf("a pod with another request: %+v, want the speculation solved and dropped", st)
+	}
+
+	speculate() // the template is r1 now
+	node := s.spec.node
+	n := Node{Name: node, Zone: "z", CPU: 4000, Memory: 8192, Unschedulable: true}
+	if node == "small" {
+		n.CPU = 1000
+	}
+	addNodes(t, s, n) // cordon the node the speculation chose
+	addPods(t, s, Pod{Name: "r2", Group: "rs", CPU: 600, Memory: 100})
+	got, _ := schedule(t, s)
+	if st := s.SpeculationStats(); st.Used != 0 || st.Stale != 2 {
+		t.Fatalf("after a write: %+v, want the speculation dropped", st)
+	}
+	if got["r2"] == node {
+		t.Fatalf("r2 placed on %s, cordoned after the speculation chose it", node)
+	}
+
+	n.Unschedulable = false
+	addNodes(t, s, n)
+	speculate()
+	addPods(t, s, Pod{Name: "r3", Group: "rs", CPU: 600, Memory: 100})
+	got, _ = schedule(t, s)
+	if st := s.SpeculationStats(); st.Used != 1 || got["r3"] == "" {
+		t.Fatalf("the template's replica on an unchanged state: %+v, placed %v; want it placed from the speculation", st, got)
+	}
+	if s.State().Pods[specName] != nil {
+		t.Fatal("the speculated pod stayed in the state")
+	}
+}
+
+// The idle loop speculates once the state has settled, and a replica
+// arriving then is placed from it; a pod of another shape arriving during
+// a speculation interrupts it.
+func TestWaitBatchSpeculates(t *testing.T) {
+	ctx := context.Background()
+	s := newTest(t, Config{Speculate: true})
+	addNodes(t, s, Node{Name: "a", Zone: "z", CPU: 4000, Memory: 8192}, Node{Name: "b", Zone: "z", CPU: 4000, Memory: 8192})
+	addPods(t, s, Pod{Name: "r0", Group: "rs", CPU: 500, Memory: 100})
+	schedule(t, s)
+	done := make(chan error, 1)
+	go func() { done <- s.WaitBatch(ctx) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for s.SpeculationStats().Solved == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle loop did not speculate")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	addPods(t, s, Pod{Name: "r1", Group: "rs", CPU: 500, Memory: 100})
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	bs, _, err := s.SchedulePending(ctx)
+	if err != nil || len(bs) != 1 {
+		t.Fatalf("r1: %v, %v", bs, err)
+	}
+	if st := s.SpeculationStats(); st.Used != 1 {
+		t.Fatalf("%+v: r1 not placed from the speculation", st)
+	}
+}
+
+// interruptSpeculation cancels a speculation under way for a pending pod
+// that is not the template's replica, and only for one.
+func TestInterruptSpeculation(t *testing.T) {
+	s := newTest(t, Config{Speculate: true})
+	tmpl := normalizePod(Pod{Name: "r0", Group: "rs", CPU: 500, Labels: map[string]string{"app": "x"}})
+	like := replicaOf(&tmpl)
+	for _, c := range []struct {
+		name   string
+		pod    Pod
+		cancel bool
+	}{
+		{"replica", Pod{Name: "r9", Group: "rs", CPU: 500, Labels: map[string]string{"app": "x"}}, false},
+		{"bound pod's update", Pod{Name: "r0", Group: "rs", CPU: 500, NodeName: "a"}, false},
+		{"other request", Pod{Name: "r9", Group: "rs", CPU: 600, Labels: map[string]string{"app": "x"}}, true},
+		{"other labels", Pod{Name: "r9", Group: "rs", CPU: 500, Labels: map[string]string{"app": "y"}}, true},
+		{"own group", Pod{Name: "r9", CPU: 500, Labels: map[string]string{"app": "x"}}, true},
+	} {
+		cancelled := false
+		s.specLike, s.specCancel = &like, func() { cancelled = true }
+		s.interruptSpeculation(&c.pod)
+		if cancelled != c.cancel {
+			t.Errorf("%s: cancelled %v, want %v", c.name, cancelled, c.cancel)
+		}
+	}
+	s.specLike, s.specCancel = nil, nil
+}
