@@ -12,6 +12,7 @@ import (
 
 // UpsertPodGroup adds or replaces a PodGroup.
 func (s *Scheduler) UpsertPodGroup(ctx context.Context, g PodGroup) error {
+	s.interrupt() // speculate.go
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.exec(ctx, writePodGroup(g)); err != nil {
@@ -28,6 +29,7 @@ func (s *Scheduler) UpsertPodGroup(ctx context.Context, g PodGroup) error {
 // DeletePodGroup removes a PodGroup: its pending pods wait until it is
 // created again, as kube-scheduler's PreEnqueue keeps them.
 func (s *Scheduler) DeletePodGroup(ctx context.Context, name string) error {
+	s.interrupt() // speculate.go
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.exec(ctx, []stmt{{"delete from podgroup where name = $1", []any{name}}}); err != nil {

@@ -10,6 +10,7 @@ import (
 // namespaces whose labels it matches: the pods of this namespace are
 // selected anew by every such term.
 func (s *Scheduler) UpsertNamespace(ctx context.Context, name string, labels map[string]string) error {
+	s.interrupt() // speculate.go
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.setNamespace(ctx, name, maps.Clone(labels), true)
@@ -18,6 +19,7 @@ func (s *Scheduler) UpsertNamespace(ctx context.Context, name string, labels map
 // DeleteNamespace removes a namespace: a non-empty namespace selector of
 // a term no longer covers it (its pods are deleted by their own events).
 func (s *Scheduler) DeleteNamespace(ctx context.Context, name string) error {
+	s.interrupt() // speculate.go
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.setNamespace(ctx, name, nil, false)

@@ -380,6 +380,7 @@ func (s *Scheduler) ours(p *Pod) bool {
 
 // UpsertNode adds or replaces a node.
 func (s *Scheduler) UpsertNode(ctx context.Context, n Node) error {
+	s.interrupt() // speculate.go
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n = normalizeNode(n)
@@ -392,6 +393,7 @@ func (s *Scheduler) UpsertNode(ctx context.Context, n Node) error {
 
 // DeleteNode removes a node (its pods stay until they are deleted).
 func (s *Scheduler) DeleteNode(ctx context.Context, name string) error {
+	s.interrupt() // speculate.go
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.exec(ctx, deleteNode(name)); err != nil {
@@ -403,6 +405,7 @@ func (s *Scheduler) DeleteNode(ctx context.Context, name string) error {
 
 // UpsertVolume adds or replaces a volume; zone "" means not zonal.
 func (s *Scheduler) UpsertVolume(ctx context.Context, name, zone string) error {
+	s.interrupt() // speculate.go
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.exec(ctx, writeVolume(name, zone)); err != nil {
@@ -465,6 +468,7 @@ func (s *Scheduler) UpsertPod(ctx context.Context, p Pod) error {
 
 // DeletePod removes a pod.
 func (s *Scheduler) DeletePod(ctx context.Context, name string) error {
+	s.interrupt() // speculate.go
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.deletePodLocked(ctx, name)
@@ -486,6 +490,7 @@ func (s *Scheduler) deletePodLocked(ctx context.Context, name string) error {
 
 // SetPhase changes the phase of a pod (the kubelet's report).
 func (s *Scheduler) SetPhase(ctx context.Context, name, phase string) error {
+	s.interrupt() // speculate.go
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.state.Pods[name]

@@ -211,6 +211,16 @@ func (s *Scheduler) interruptSpeculation(p *Pod) {
 	}
 }
 
+// interrupt stops a speculation under way: the caller writes, which
+// makes it stale, and must not wait for it (s.mu not held).
+func (s *Scheduler) interrupt() {
+	s.specMu.Lock()
+	defer s.specMu.Unlock()
+	if s.specCancel != nil {
+		s.specCancel()
+	}
+}
+
 // arrived marks p, just written by UpsertPod as a new pod, as the pod the
 // speculation stands for when it is the template's replica and its write
 // the only one since (s.mu held).
