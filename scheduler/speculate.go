@@ -146,10 +146,13 @@ func (s *Scheduler) speculationDue(now time.Time) (time.Duration, bool) {
 func (s *Scheduler) speculate(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.speculationDue(time.Now()); !ok || len(s.queue()) > 0 || s.state.Pods[specName] != nil {
-		return nil
+	if _, ok := s.speculationDue(time.Now()); !ok || len(s.queue()) > 0 {
+		return nil // the loop has a batch to solve, or nothing to speculate on
 	}
 	defer func() { s.specTried = s.version }()
+	if s.state.Pods[specName] != nil {
+		return nil // a pod of that name (not from Kubernetes): no speculation
+	}
 	t := *s.template
 	if t.Group == t.Name {
 		t.Group = specName
