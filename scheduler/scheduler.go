@@ -164,11 +164,12 @@ type Config struct {
 	// or lower that arrived after it is tried until it is admitted. 0 (the
 	// default) turns the rule off.
 	GangReserveAfter time.Duration
-	// Speculate decides ahead, while no pod is pending, the batch of a pod
-	// like the last one placed, and places such a pod from it when it
-	// arrives alone on an unchanged state (speculate.go): a trickle of a
-	// Deployment's replicas waits for a check instead of a solve. Off by
-	// default: an idle scheduler then solves once more per batch.
+	// Speculate decides ahead, while no pod is pending, the batch of the
+	// pod expected next (like the last to arrive, or like the pod that
+	// followed such a pod last time), and places such a pod from it when
+	// it arrives alone on an unchanged state (speculate.go): a trickle of
+	// a Deployment's replicas waits for a check instead of a solve. Off by
+	// default: an idle scheduler then solves once more per arrival.
 	Speculate bool
 }
 

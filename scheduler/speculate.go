@@ -50,11 +50,11 @@ type speculation struct {
 
 // SpeculationStats counts speculations (Scheduler.SpeculationStats).
 type SpeculationStats struct {
-	// Solved counts the speculations decided; Interrupted those a pod's
-	// arrival cut short.
+	// Solved counts the speculations decided; Interrupted those a write
+	// (a pod of another kind arriving, a node changing, ...) cut short.
 	Solved, Interrupted int
 	// Used counts the batches whose placement came from a speculation;
-	// Stale the speculations dropped for a write other than one like
+	// Stale the speculations dropped: another write than the expected
 	// pod's arrival, or a batch of another pod.
 	Used, Stale int
 }

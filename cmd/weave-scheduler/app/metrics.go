@@ -63,7 +63,7 @@ func (m *metrics) speculations(brain *scheduler.Scheduler) {
 		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "weave_scheduler", Name: name, Help: help},
 			func() float64 { return float64(f(brain.SpeculationStats())) }))
 	}
-	count("speculations_solved_total", "Batches of a pod like the last one placed, decided ahead while idle (--speculate).",
+	count("speculations_solved_total", "Batches of the pod expected next, decided ahead while idle (--speculate).",
 		func(s scheduler.SpeculationStats) int { return s.Solved })
 	count("speculations_used_total", "Batches placed from a speculation.", func(s scheduler.SpeculationStats) int { return s.Used })
 	count("speculations_stale_total", "Speculations dropped: the state changed, or another pod came.", func(s scheduler.SpeculationStats) int { return s.Stale })
