@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/weavesql/weave/cp"
 )
 
 // specReplica is the i-th replica of Deployment d, whose pods spread over
@@ -167,8 +170,7 @@ func TestSpeculationOnlyForTheTemplatesReplica(t *testing.T) {
 }
 
 // The idle loop speculates once the state has settled, and a replica
-// arriving then is placed from it; a pod of another shape arriving during
-// a speculation interrupts it.
+// arriving then is placed from it.
 func TestWaitBatchSpeculates(t *testing.T) {
 	ctx := context.Background()
 	s := newTest(t, Config{Speculate: true})
@@ -222,4 +224,93 @@ func TestInterruptSpeculation(t *testing.T) {
 		}
 	}
 	s.specLike, s.specCancel = nil, nil
+}
+
+// blockingBackend solves with the native engine, or, while block is set,
+// signals entered, waits for its context to end and signals cancelled.
+type blockingBackend struct {
+	block              atomic.Bool
+	entered, cancelled chan struct{}
+}
+
+func (*blockingBackend) Name() string { return "blocking" }
+
+func (b *blockingBackend) Solve(ctx context.Context, m *cp.Model, p cp.Params) (*cp.Response, error) {
+	if !b.block.Load() {
+		return m.Solve(ctx, p)
+	}
+	b.entered <- struct{}{}
+	<-ctx.Done()
+	b.cancelled <- struct{}{}
+	return nil, ctx.Err()
+}
+
+// A write during a speculation cuts it short instead of waiting for it:
+// a pending pod of another kind, or a node's change. The speculated pod
+// leaves the state, and the pod is placed by its own batch. A bound pod's
+// update (its binding reported) does not interrupt.
+func TestWritesInterruptASpeculation(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		write func(s *Scheduler) error
+	}{
+		{"a pod of another kind", func(s *Scheduler) error {
+			return s.UpsertPod(context.Background(), Pod{Name: "other", Group: "x", CPU: 700, Memory: 100})
+		}},
+		{"a node's change", func(s *Scheduler) error {
+			return s.UpsertNode(context.Background(), Node{Name: "b", Zone: "z", CPU: 8000, Memory: 8192, Pods: 110, Storage: 100000})
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			b := &blockingBackend{entered: make(chan struct{}, 1), cancelled: make(chan struct{}, 1)}
+			s := newTest(t, Config{Speculate: true, Backend: b})
+			addNodes(t, s, Node{Name: "a", Zone: "z", CPU: 4000, Memory: 8192}, Node{Name: "b", Zone: "z", CPU: 4000, Memory: 8192})
+			addPods(t, s, Pod{Name: "r0", Group: "rs", CPU: 500, Memory: 100})
+			schedule(t, s)
+			b.block.Store(true)
+			done := make(chan error, 1)
+			go func() { done <- s.WaitBatch(ctx) }()
+			defer func() {
+				cancel()
+				<-done
+			}()
+			select {
+			case <-b.entered:
+			case <-time.After(20 * time.Second):
+				t.Fatal("no speculation started")
+			}
+			// The binding of r0 reported: no interruption (it waits for s.mu).
+			s.interruptSpeculation(&Pod{Name: "r0", Group: "rs", CPU: 500, Memory: 100, NodeName: "a"})
+			select {
+			case <-b.cancelled:
+				t.Fatal("a bound pod's update cut the speculation short")
+			case <-time.After(50 * time.Millisecond):
+			}
+			wrote := make(chan error, 1)
+			go func() { wrote <- c.write(s) }()
+			select {
+			case err := <-wrote:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("the write waited for the speculation")
+			}
+			<-b.cancelled
+			b.block.Store(false)
+			if st := s.SpeculationStats(); st.Interrupted != 1 {
+				t.Fatalf("%+v, want one speculation interrupted", st)
+			}
+			if s.State().Pods[specName] != nil {
+				t.Fatal("the speculated pod stayed in the state")
+			}
+			if c.name == "a pod of another kind" {
+				bs, _, err := s.SchedulePending(ctx)
+				if err != nil || len(bs) != 1 || bs[0].Pod != "other" {
+					t.Fatalf("other not placed by its batch: %v, %v", bs, err)
+				}
+			}
+		})
+	}
 }
