@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -311,6 +312,56 @@ func TestWritesInterruptASpeculation(t *testing.T) {
 					t.Fatalf("other not placed by its batch: %v, %v", bs, err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkTrickle: a Deployment's replicas arriving one at a time on 500
+// nodes, each decided as its own batch (SchedulePending, timed) once the
+// loop has been idle; with speculation the idle time went to the replica's
+// batch (speculate, not timed), and the batch only checks and records it.
+func BenchmarkTrickle(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		b.Run(fmt.Sprintf("speculate=%v", on), func(b *testing.B) {
+			ctx := context.Background()
+			s, err := New(Config{BatchIdle: -1, Speculate: on})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			for i := range 500 {
+				if err := s.UpsertNode(ctx, Node{Name: fmt.Sprintf("n%03d", i), Zone: fmt.Sprintf("z%d", i%3), CPU: 64000, Memory: 256000, Storage: 100000, Pods: 110}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var batch []time.Duration
+			used := 0
+			for i := 0; b.Loop(); i++ {
+				b.StopTimer()
+				if on && s.template != nil {
+					s.lastWrite = time.Time{}
+					if err := s.speculate(ctx); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := s.UpsertPod(ctx, specReplica("web", i, 100)); err != nil {
+					b.Fatal(err)
+				}
+				before := s.SpeculationStats().Used
+				b.StartTimer()
+				t0 := time.Now()
+				bs, _, err := s.SchedulePending(ctx)
+				batch = append(batch, time.Since(t0))
+				if err != nil || len(bs) != 1 {
+					b.Fatalf("%v, %v", bs, err)
+				}
+				if s.SpeculationStats().Used > before {
+					used++
+				}
+			}
+			slices.Sort(batch)
+			b.ReportMetric(float64(batch[len(batch)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(used)/float64(len(batch)), "speculated")
 		})
 	}
 }
