@@ -141,8 +141,9 @@ func (s *Scheduler) speculationDue(now time.Time) (time.Duration, bool) {
 }
 
 // speculate decides the batch of the template's replica on the state as it
-// is (s.mu not held). A pod's arrival (UpsertPod) interrupts it unless the
-// pod is the template's replica.
+// is (s.mu not held). A write interrupts it (interrupt), but for the
+// arrival of the template's replica or a bound pod's update
+// (interruptSpeculation).
 func (s *Scheduler) speculate(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

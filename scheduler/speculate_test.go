@@ -117,15 +117,24 @@ func speculationAgainstBatches(t *testing.T, replica func(i int) Pod) {
 	t.Logf("%d of %d batches from a speculation (%+v), %d state changes", used, steps, st, changes)
 }
 
+// afterFirstReplica is a speculating scheduler on nodes that has placed
+// the first replica of ReplicaSet rs (500m): the template of the next.
+func afterFirstReplica(t *testing.T, cfg Config, nodes ...Node) *Scheduler {
+	t.Helper()
+	cfg.Speculate = true
+	s := newTest(t, cfg)
+	addNodes(t, s, nodes...)
+	addPods(t, s, Pod{Name: "r0", Group: "rs", CPU: 500, Memory: 100})
+	schedule(t, s)
+	return s
+}
+
 // A speculation stands for a pod like its template only: a pod with
 // another request, or the template's replica after any other write, is
 // solved as its batch.
 func TestSpeculationOnlyForTheTemplatesReplica(t *testing.T) {
 	ctx := context.Background()
-	s := newTest(t, Config{Speculate: true})
-	addNodes(t, s, Node{Name: "big", Zone: "z", CPU: 4000, Memory: 8192}, Node{Name: "small", Zone: "z", CPU: 1000, Memory: 8192})
-	addPods(t, s, Pod{Name: "r0", Group: "rs", CPU: 500, Memory: 100})
-	schedule(t, s)
+	s := afterFirstReplica(t, Config{}, Node{Name: "big", Zone: "z", CPU: 4000, Memory: 8192}, Node{Name: "small", Zone: "z", CPU: 1000, Memory: 8192})
 	speculate := func() {
 		t.Helper()
 		s.lastWrite = time.Time{}
@@ -174,10 +183,7 @@ func TestSpeculationOnlyForTheTemplatesReplica(t *testing.T) {
 // arriving then is placed from it.
 func TestWaitBatchSpeculates(t *testing.T) {
 	ctx := context.Background()
-	s := newTest(t, Config{Speculate: true})
-	addNodes(t, s, Node{Name: "a", Zone: "z", CPU: 4000, Memory: 8192}, Node{Name: "b", Zone: "z", CPU: 4000, Memory: 8192})
-	addPods(t, s, Pod{Name: "r0", Group: "rs", CPU: 500, Memory: 100})
-	schedule(t, s)
+	s := afterFirstReplica(t, Config{}, Node{Name: "a", Zone: "z", CPU: 4000, Memory: 8192}, Node{Name: "b", Zone: "z", CPU: 4000, Memory: 8192})
 	done := make(chan error, 1)
 	go func() { done <- s.WaitBatch(ctx) }()
 	deadline := time.Now().Add(20 * time.Second)
@@ -265,10 +271,7 @@ func TestWritesInterruptASpeculation(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			b := &blockingBackend{entered: make(chan struct{}, 1), cancelled: make(chan struct{}, 1)}
-			s := newTest(t, Config{Speculate: true, Backend: b})
-			addNodes(t, s, Node{Name: "a", Zone: "z", CPU: 4000, Memory: 8192}, Node{Name: "b", Zone: "z", CPU: 4000, Memory: 8192})
-			addPods(t, s, Pod{Name: "r0", Group: "rs", CPU: 500, Memory: 100})
-			schedule(t, s)
+			s := afterFirstReplica(t, Config{Backend: b}, Node{Name: "a", Zone: "z", CPU: 4000, Memory: 8192}, Node{Name: "b", Zone: "z", CPU: 4000, Memory: 8192})
 			b.block.Store(true)
 			done := make(chan error, 1)
 			go func() { done <- s.WaitBatch(ctx) }()
