@@ -127,6 +127,17 @@ type SolveOptions struct {
 	HintNulls bool
 	// ExplainTimeout bounds the search for an explanation; 0 means 1s.
 	ExplainTimeout time.Duration
+	// TableVersions lets a solve take a table's rows from an earlier
+	// solve of this Model instead of reading them: a table whose version
+	// here equals its version when this Model last read it is not read
+	// again. The caller promises that a table's rows have not changed
+	// while its version has not: a program that writes the database
+	// itself (a scheduler keeping its cluster state) counts its writes
+	// per table. A table not listed, or every table when nil, is read.
+	// A table read reduced to a decision's domain is read whole once it
+	// keeps its version for two solves in a row, and reduced in memory
+	// from then on (Stats.Reused names the tables taken so).
+	TableVersions map[string]uint64
 }
 
 // Backend solves a grounded constraint model. The native engine is the
@@ -193,8 +204,11 @@ type Stats struct {
 	PresolvedVariables   int            `json:"presolved_variables"`
 	PresolvedConstraints int            `json:"presolved_constraints"`
 	PresolvedByKind      map[string]int `json:"presolved_constraints_by_kind"`
-	// Rows counts the rows read per relation.
+	// Rows counts the rows of each relation the solve read or reused.
 	Rows map[string]int `json:"rows_read"`
+	// Reused names the tables whose rows came from an earlier solve
+	// (SolveOptions.TableVersions) instead of the database.
+	Reused []string `json:"reused_tables,omitempty"`
 	// Fetch is the time reading the snapshot and Ground the time building
 	// the model; they overlap (the grounder starts on the first relations
 	// read and waits only for one it reads before it arrives), so their

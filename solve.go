@@ -30,7 +30,7 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 	// The snapshot is read while the model is grounded: the grounder
 	// waits for a relation only when it first reads it.
 	t0 := time.Now()
-	snap, finish, err := m.startFetch(ctx, opts.NoExplain)
+	snap, finish, err := m.startFetch(ctx, opts.NoExplain, opts.TableVersions)
 	if err != nil {
 		return nil, err
 	}
@@ -61,6 +61,7 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 	for name, r := range snap.Relations {
 		st.Rows[name] = len(r.Rows)
 	}
+	st.Reused = snap.Reused
 	st.PerView = gr.PerView
 	st.Views = map[string]ViewStats{}
 	for name, v := range gr.Views {
@@ -158,11 +159,11 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 // and returns the snapshot being filled. finish waits for the reads, ends
 // the transaction and returns how long the reads took, or why they
 // failed; it must be called once.
-func (m *Model) startFetch(ctx context.Context, lazy bool) (snap *ground.Snapshot, finish func() (time.Duration, error), err error) {
+func (m *Model) startFetch(ctx context.Context, lazy bool, versions map[string]uint64) (snap *ground.Snapshot, finish func() (time.Duration, error), err error) {
 	if !m.readsPrepared {
 		// Not under ctx: a statement left out because this solve's
 		// context ended would run unprepared in every later solve.
-		m.reads = prepareReads(context.WithoutCancel(ctx), m.db, ground.Queries(m.prog))
+		m.reads = prepareReads(context.WithoutCancel(ctx), m.db, append(ground.Queries(m.prog), ground.WholeQueries(m.prog)...))
 		m.readsPrepared = true
 	}
 	d := dialectOf(m.db)
@@ -176,7 +177,7 @@ func (m *Model) startFetch(ctx context.Context, lazy bool) (snap *ground.Snapsho
 			return nil, nil, dbError("starting the read transaction", err)
 		}
 	}
-	snap = ground.Start(ctx, m.reads.in(tx), m.plan, lazy)
+	snap = ground.Start(ctx, m.reads.in(tx), m.plan, lazy, versions)
 	finish = func() (time.Duration, error) {
 		defer tx.Rollback()
 		if err := snap.Wait(); err != nil {
@@ -196,7 +197,7 @@ func (m *Model) startFetch(ctx context.Context, lazy bool) (snap *ground.Snapsho
 // fetch reads what the model needs in one read transaction and waits for
 // the whole snapshot (explanations, tests).
 func (m *Model) fetch(ctx context.Context) (*ground.Snapshot, error) {
-	snap, finish, err := m.startFetch(ctx, false)
+	snap, finish, err := m.startFetch(ctx, false, nil)
 	if err != nil {
 		return nil, err
 	}

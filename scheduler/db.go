@@ -59,6 +59,7 @@ func (s *Scheduler) exec(ctx context.Context, st []stmt) error {
 	// Every write, even one that fails, makes a speculation stale (speculate.go).
 	s.version++
 	s.lastWrite = time.Now()
+	s.noteWrites(st) // versions.go
 	if s.lost != nil {
 		return s.lost
 	}

@@ -228,6 +228,14 @@ type Scheduler struct {
 	spec        *speculation
 	specTried   uint64
 	specCount   SpeculationStats
+	// Table versions (versions.go): written holds the write count of
+	// each table's latest write, writtenAll that of the latest statement
+	// whose table was not recognised; tables lists the state tables.
+	// rereadTables makes every solve read every table (tests).
+	written      map[string]uint64
+	writtenAll   uint64
+	tables       []string
+	rereadTables bool
 	// specMu guards the speculation under way, which UpsertPod interrupts
 	// without waiting for s.mu.
 	specMu     sync.Mutex
@@ -1062,9 +1070,13 @@ func (s *Scheduler) solve(ctx context.Context, m *weave.Model, pods, victims []*
 		}
 		wide = placeWeights(all)[low] - 1
 	}
+	var versions map[string]uint64
+	if !s.rereadTables {
+		versions = s.tableVersions()
+	}
 	res, err := m.Solve(ctx, weave.SolveOptions{Timeout: timeout, ImprovementTimeout: improvement,
 		WideGapImprovementTimeout: unplaced, WideGap: wide, AbsoluteGapLimit: gap, Verify: s.cfg.Verify, Seed: s.cfg.Seed, Workers: s.cfg.Workers, NoExplain: true, Backend: s.cfg.Backend,
-		HintNulls: hint != nil})
+		HintNulls: hint != nil, TableVersions: versions})
 	if err != nil {
 		return nil, nil, err
 	}

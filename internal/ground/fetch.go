@@ -34,6 +34,10 @@ type Snapshot struct {
 	// Took is how long the reads took (set once Wait returns), not
 	// counting a lazy fetch's waits for the grounder to ask.
 	Took time.Duration
+	// Reused names the tables taken from an earlier snapshot instead of
+	// read (Start's versions), in the order they were (set once Wait
+	// returns).
+	Reused []string
 	// pending holds, while the fetch runs, each relation's slot.
 	pending map[string]*pendingRelation
 	done    chan struct{}
@@ -93,6 +97,30 @@ func (s *Snapshot) relation(name string) (*Relation, error) {
 		return nil, errFetchFailed
 	}
 	return p.rel, nil
+}
+
+// source returns the relation whose set p's table is read reduced to,
+// claimed to be read now, when p may be reduced in memory (versions are
+// given) and the set is not read yet; nil otherwise.
+func (s *Snapshot) source(p *pendingRelation, versions Versions) *pendingRelation {
+	rs := p.n.restrict
+	if rs == nil || versions == nil {
+		return nil
+	}
+	if _, ok := versions[p.n.table.Name]; !ok {
+		return nil
+	}
+	src := s.pending[rs.source]
+	if src == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if src.started {
+		return nil // read already (only the fetch reads)
+	}
+	src.started = true
+	return src
 }
 
 // errStopped is what a read of a relation that Stop left unread returns.
@@ -285,6 +313,9 @@ type Plan struct {
 	used      int
 	learnt    int
 	lastAsked []int
+	// kept holds, per table, its latest read by a snapshot given
+	// versions (reuse.go).
+	kept map[string]*keptTable
 }
 
 // AskedLately is how many snapshots back a relation counts as asked for:
@@ -366,7 +397,10 @@ func NewPlan(p *ir.Program) *Plan { return &Plan{needs: needs(p)} }
 // must be stopped (Stop) before Wait: the fetch waits for asks until
 // then. Otherwise every relation is read, those asked for ahead of the
 // plan's order.
-func Start(ctx context.Context, q Querier, plan *Plan, lazy bool) *Snapshot {
+//
+// With versions, a table whose version is the one an earlier snapshot of
+// the plan read it at is taken from that snapshot (reuse.go).
+func Start(ctx context.Context, q Querier, plan *Plan, lazy bool, versions Versions) *Snapshot {
 	ns := plan.needs
 	s := &Snapshot{pending: make(map[string]*pendingRelation, len(ns)), done: make(chan struct{}), ahead: len(ns)}
 	s.wake = sync.NewCond(&s.mu)
@@ -391,8 +425,9 @@ func Start(ctx context.Context, q Querier, plan *Plan, lazy bool) *Snapshot {
 	go func() {
 		rels := make(map[string]*Relation, len(ns))
 		var took time.Duration // reading, not waiting for asks
+		var reused []string
 		defer func() {
-			s.Took = took
+			s.Took, s.Reused = took, reused
 			// What was not read (a failed read, Stop) is closed unread.
 			for _, sl := range slots {
 				if sl.rel == nil {
@@ -405,18 +440,32 @@ func Start(ctx context.Context, q Querier, plan *Plan, lazy bool) *Snapshot {
 			}
 			close(s.done)
 		}()
-		cursor := 0
-		for p := s.next(slots, &cursor); p != nil; p = s.next(slots, &cursor) {
+		get := func(p *pendingRelation) bool {
 			t0 := time.Now()
-			r, err := read(ctx, q, p.n)
+			r, kept, err := plan.readKept(ctx, q, p.n, versions, rels)
 			took += time.Since(t0)
 			if err != nil {
 				s.err = err
-				return
+				return false
+			}
+			if kept {
+				reused = append(reused, r.Name)
 			}
 			rels[r.Name] = r
 			p.rel = r
 			close(p.ready)
+			return true
+		}
+		cursor := 0
+		for p := s.next(slots, &cursor); p != nil; p = s.next(slots, &cursor) {
+			// A table that may be reduced in memory (reuse.go) needs its
+			// set first.
+			if src := s.source(p, versions); src != nil && !get(src) {
+				return
+			}
+			if !get(p) {
+				return
+			}
 		}
 	}()
 	return s
@@ -508,9 +557,9 @@ func (r *Relation) load(ctx context.Context, q Querier, query string) error {
 			padded[i] = true
 		}
 	}
+	ptrs := make([]any, n)
 	for rows.Next() {
 		raw := make([]any, n)
-		ptrs := make([]any, n)
 		for i := range raw {
 			ptrs[i] = &raw[i]
 		}
