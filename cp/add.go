@@ -281,7 +281,7 @@ func (m *Model) minMax(kind ConstraintKind, target IntVar, exprs []LinearExpr) C
 	}
 	es := make([]LinearExpr, len(exprs))
 	for i, e := range exprs {
-		vars, coeffs, off, _, _, ok := m.normLinear(e, fmt.Sprintf("%s expression %d", kind, i))
+		vars, coeffs, off, _, _, ok := m.normLinearNamed(e, func() string { return fmt.Sprintf("%s expression %d", kind, i) })
 		if !ok {
 			return m.rejected()
 		}

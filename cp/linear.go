@@ -94,25 +94,53 @@ func abs64(a int64) int64 {
 // MaxMagnitude. It returns the merged terms, the offset and the
 // expression's minimum and maximum over the variables' domains.
 func (m *Model) normLinear(e LinearExpr, what string) (vars []IntVar, coeffs []int64, off, lo, hi int64, ok bool) {
+	return m.normLinearNamed(e, func() string { return what })
+}
+
+// normLinearNamed is normLinear naming the expression only in an error:
+// a min or max constraint over thousands of expressions formats no name
+// for each.
+func (m *Model) normLinearNamed(e LinearExpr, name func() string) (vars []IntVar, coeffs []int64, off, lo, hi int64, ok bool) {
 	if e.overflow || len(e.Vars) != len(e.Coeffs) {
-		m.failf("%s: malformed or overflowing linear expression", what)
+		m.failf("%s: malformed or overflowing linear expression", name())
 		return nil, nil, 0, 0, 0, false
 	}
-	pos := map[int32]int{}
+	// Duplicates are found by a scan in a short expression, by a map in
+	// a long one.
+	const scanned = 16
+	var pos map[int32]int
+	if len(e.Vars) > scanned {
+		pos = make(map[int32]int, len(e.Vars))
+	}
+	vars, coeffs = make([]IntVar, 0, len(e.Vars)), make([]int64, 0, len(e.Vars))
 	for i, x := range e.Vars {
-		if !m.okVar(x, what) {
+		if x.m != m || x.idx < 0 || int(x.idx) >= len(m.doms) {
+			m.failf("%s: variable does not belong to this model", name())
 			return nil, nil, 0, 0, 0, false
 		}
-		if j, seen := pos[x.idx]; seen {
+		j, seen := -1, false
+		if pos != nil {
+			j, seen = pos[x.idx]
+		} else {
+			for k, y := range vars {
+				if y.idx == x.idx {
+					j, seen = k, true
+					break
+				}
+			}
+		}
+		if seen {
 			s, ok := addChecked(coeffs[j], e.Coeffs[i])
 			if !ok {
-				m.failf("%s: coefficient overflow", what)
+				m.failf("%s: coefficient overflow", name())
 				return nil, nil, 0, 0, 0, false
 			}
 			coeffs[j] = s
 			continue
 		}
-		pos[x.idx] = len(vars)
+		if pos != nil {
+			pos[x.idx] = len(vars)
+		}
 		vars = append(vars, x)
 		coeffs = append(coeffs, e.Coeffs[i])
 	}
@@ -126,7 +154,7 @@ func (m *Model) normLinear(e LinearExpr, what string) (vars []IntVar, coeffs []i
 	}
 	vars, coeffs = vars[:n], coeffs[:n]
 	if abs64(e.Offset) > MaxMagnitude {
-		m.failf("%s: offset %d exceeds MaxMagnitude (overflow)", what, e.Offset)
+		m.failf("%s: offset %d exceeds MaxMagnitude (overflow)", name(), e.Offset)
 		return nil, nil, 0, 0, 0, false
 	}
 	lo, hi = e.Offset, e.Offset
@@ -136,12 +164,12 @@ func (m *Model) normLinear(e LinearExpr, what string) (vars []IntVar, coeffs []i
 		a, ok1 := mulChecked(coeffs[i], d.Min())
 		b, ok2 := mulChecked(coeffs[i], d.Max())
 		if !ok1 || !ok2 || abs64(a) > MaxMagnitude || abs64(b) > MaxMagnitude {
-			m.failf("%s: term %d*%v may overflow", what, coeffs[i], x)
+			m.failf("%s: term %d*%v may overflow", name(), coeffs[i], x)
 			return nil, nil, 0, 0, 0, false
 		}
 		mag += max(abs64(a), abs64(b))
 		if mag > MaxMagnitude {
-			m.failf("%s: expression magnitude may overflow int64 (limit MaxMagnitude)", what)
+			m.failf("%s: expression magnitude may overflow int64 (limit MaxMagnitude)", name())
 			return nil, nil, 0, 0, 0, false
 		}
 		lo += min(a, b)

@@ -1,8 +1,9 @@
 package ground
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/weavesql/weave/cp"
 )
@@ -41,6 +42,15 @@ func (e lin) single() (x cp.IntVar, c, k int64, ok bool) {
 }
 
 func (e lin) add(o lin, c int64) lin {
+	// A constant on either side adds no term: e's or o's terms, already
+	// merged, are shared (nothing changes a lin's terms in place but
+	// norm's sort, which keeps the sum).
+	if len(o.terms) == 0 {
+		return lin{terms: e.terms, k: e.k + c*o.k}
+	}
+	if len(e.terms) == 0 && c == 1 {
+		return lin{terms: o.terms, k: e.k + o.k}
+	}
 	out := lin{terms: make([]term, 0, len(e.terms)+len(o.terms)), k: e.k + c*o.k}
 	out.terms = append(out.terms, e.terms...)
 	for _, t := range o.terms {
@@ -80,7 +90,7 @@ func (e lin) norm() lin {
 		}
 		return e
 	}
-	sort.Slice(e.terms, func(i, j int) bool { return e.terms[i].v.Index() < e.terms[j].v.Index() })
+	slices.SortFunc(e.terms, func(a, b term) int { return cmp.Compare(a.v.Index(), b.v.Index()) })
 	out := e.terms[:0:0]
 	for _, t := range e.terms {
 		if n := len(out); n > 0 && out[n-1].v == t.v {
