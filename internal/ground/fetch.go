@@ -598,7 +598,7 @@ func normalize(v any, t ir.Type) (any, error) {
 	case ir.Int:
 		switch x := v.(type) {
 		case int64:
-			return x, nil
+			return v, nil // as boxed already: boxing x again allocates
 		case int32:
 			return int64(x), nil
 		case int:
@@ -617,14 +617,14 @@ func normalize(v any, t ir.Type) (any, error) {
 	case ir.Bool:
 		switch x := v.(type) {
 		case bool:
-			return x, nil
+			return v, nil
 		case int64:
 			return x != 0, nil
 		}
 	case ir.String:
 		switch x := v.(type) {
 		case string:
-			return x, nil
+			return v, nil
 		case []byte:
 			return string(x), nil
 		}
