@@ -56,9 +56,12 @@ func (s *Scheduler) exec(ctx context.Context, st []stmt) error {
 	if len(st) == 0 {
 		return nil
 	}
-	// Every write, even one that fails, makes a speculation stale (speculate.go).
+	// Every write, even one that fails, makes a speculation stale but
+	// those it expects (speculate.go).
 	s.version++
-	s.lastWrite = time.Now()
+	if s.spec != nil && !s.expectWrite {
+		s.spec.foreign = true
+	}
 	s.noteWrites(st) // versions.go
 	if s.lost != nil {
 		return s.lost

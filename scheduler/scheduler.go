@@ -165,11 +165,13 @@ type Config struct {
 	// default) turns the rule off.
 	GangReserveAfter time.Duration
 	// Speculate decides ahead, while no pod is pending, the batch of the
-	// pod expected next (like the last to arrive, or like the pod that
-	// followed such a pod last time), and places such a pod from it when
-	// it arrives alone on an unchanged state (speculate.go): a trickle of
-	// a Deployment's replicas waits for a check instead of a solve. Off by
-	// default: an idle scheduler then solves once more per arrival.
+	// pods expected next (like the last to arrive, or like the pod that
+	// followed such a pod last time, and so on; 1 to 16 of them, more
+	// while they all arrive), and places such pods from it when they
+	// arrive on a state that changed only by their arrival and bindings
+	// (speculate.go): a Deployment's replicas wait for a check instead of
+	// a solve, at a trickle or 100 a second. Off by default: an idle
+	// scheduler then solves once more per arrival or few.
 	Speculate bool
 }
 
@@ -215,18 +217,22 @@ type Scheduler struct {
 	waiting map[string]*groupWait
 
 	// Speculation (speculate.go). version counts the writes to the state
-	// database (exec), lastWrite is the latest; template is the pod
-	// expected next, which a speculation copies (successor maps a replica
-	// group to the pod that followed one of its pods, lastArrival is the
-	// group of the last pending pod that arrived); spec is the speculation
-	// that holds for version, specTried the version last speculated on.
+	// database (exec); template is the pod expected next, which a
+	// speculation copies (successor maps a replica group to the pod that
+	// followed one of its pods, lastArrival is the group of the last
+	// pending pod that arrived); spec is the speculation at hand,
+	// specTried the version last speculated on, specWidth the pods the
+	// next decides (specLimit bounds it in tests); expectWrite marks a
+	// write the speculation expects (exec).
 	version     uint64
-	lastWrite   time.Time
 	template    *Pod
 	successor   map[string]*Pod
 	lastArrival string
 	spec        *speculation
 	specTried   uint64
+	specWidth   int
+	specLimit   int
+	expectWrite bool
 	specCount   SpeculationStats
 	// Table versions (versions.go): written holds the write count of
 	// each table's latest write, writtenAll that of the latest statement
@@ -239,7 +245,7 @@ type Scheduler struct {
 	// specMu guards the speculation under way, which UpsertPod interrupts
 	// without waiting for s.mu.
 	specMu     sync.Mutex
-	specLike   *Pod
+	specLikes  []Pod
 	specCancel context.CancelFunc
 }
 
@@ -445,6 +451,12 @@ func (s *Scheduler) UpsertPod(ctx context.Context, p Pod) error {
 	// pod has rows in and its node's usage. The state and the database
 	// change together everywhere, so equal state means equal rows.
 	if was == nil || !reflect.DeepEqual(*was, p) {
+		// The arrival of a pod a speculation expects, or a binding
+		// reported, leaves the speculation standing (speculate.go).
+		arrival := -1
+		if was == nil {
+			arrival = s.arrival(&p)
+		}
 		matches, commit := s.matches.upsert(s.state, &p)
 		st := append(writePod(&p), matches...)
 		if was != nil {
@@ -452,13 +464,17 @@ func (s *Scheduler) UpsertPod(ctx context.Context, p Pod) error {
 		} else {
 			st = append(st, usageRefresh(p.NodeName)...)
 		}
-		if err := s.exec(ctx, st); err != nil {
+		s.expectWrite = arrival >= 0 || (was == nil && s.stranger(&p)) || bindingReported(was, &p)
+		err := s.exec(ctx, st)
+		s.expectWrite = false
+		if err != nil {
 			return err
 		}
 		commit()
 		s.state.Pods[p.Name] = &p
-		if was == nil {
-			s.arrived(&p) // speculate.go
+		if arrival >= 0 {
+			s.spec.matched[arrival] = p.Name
+			s.spec.arrived++
 		}
 	}
 	if p.NodeName == "" && p.Phase == PhasePending && s.ours(&p) {
@@ -564,17 +580,15 @@ func (s *Scheduler) waitBatch(ctx context.Context) error {
 		now := time.Now()
 		idle := now.Sub(s.lastPending)
 		arr := s.arrivals
-		specDue, spec := s.speculationDue(now) // speculate.go
+		spec := s.speculationDue() // speculate.go
 		s.mu.Unlock()
 		var wait time.Duration
 		switch {
-		case n == 0 && spec && specDue <= 0:
+		case n == 0 && spec:
 			if err := s.speculate(ctx); err != nil {
 				return err
 			}
 			continue
-		case n == 0 && spec:
-			wait = specDue
 		case n == 0:
 			wait = noPendingPoll
 		case n >= s.cfg.BatchSize:

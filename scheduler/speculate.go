@@ -3,49 +3,74 @@ package scheduler
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"reflect"
-	"time"
+	"slices"
 
 	"github.com/weavesql/weave"
 )
 
 // Speculation (Config.Speculate): while the loop is idle, the batch of the
-// pod expected next (noteArrival: like the last pod, or like the pod that
-// followed one like it) is decided ahead, so that when such a pod
-// arrives alone — the next replica of a Deployment that grows one pod at a
-// time — its node is known and only checked. A one-pod batch costs the
-// whole model's read, grounding and solve (about 10 ms on 500 nodes); a pod
-// that waits for nothing else waits that long, where kube-scheduler's
-// plugins take a few milliseconds.
+// pods expected next (noteArrival: like the last pod, or like the pod that
+// followed one like it, and so on) is decided ahead, so that when such
+// pods arrive — the next replicas of Deployments that grow — their nodes
+// are known and only checked. A one-pod batch costs the whole model's
+// read, grounding and solve (about 8 ms on 500 nodes); a pod that waits
+// for nothing else waits that long, where kube-scheduler's plugins take a
+// few milliseconds, and replicas arriving faster than one batch a pod
+// queue behind each other.
 //
-// The answer is used only where the batch would have been the same model:
-// the state database has not changed since the speculation but for the
-// pod's own arrival (one write, counted by exec), and the pod equals the
-// one speculated on in every field but its name and arrival (a pod without
-// an owner is its own replica group, Group = Name, on both sides). The
-// placement model does not depend on a batch pod's name, so the answer is
-// the one the batch would have found. It is still checked as any batch's
-// placement (checkAfter), and the caller re-checks it on its own view.
-// Anything else — another write, another pod, a second pending pod — and
-// the batch is solved as usual.
+// A speculation decides the batch of its width of expected pods, one to
+// maxSpecWidth: the width doubles each time every pod it expected
+// arrived, and falls to half (or to the pods that did arrive, if more)
+// when it is dropped before. A trickle is served one pod ahead; pods
+// arriving at 100 a second find a speculation of 16 and are placed on
+// arrival, from one solve per 16 pods, where they would have queued for a
+// batch each.
+//
+// The answer is used only where it is the batch's on the state as it is:
+// since the speculation, the state database has changed only by
+//   - the expected pods' arrival: each equal to one expected in every
+//     field but its name and arrival, in about the expected order (pods
+//     created one after another reach the informer nearly in order);
+//   - pending pods the speculation does not expect (stranger): a pending
+//     pod outside a batch is no part of its model, but for N2's count of
+//     an evenly spread group;
+//   - the expected pods' placement from it;
+//   - the binding of a pod reported where the state holds it bound: the
+//     informer reporting a binding, which on v1.37 adds the node's
+//     topology labels (topology.kubernetes.io/zone, region) to the pod.
+// Any other write makes it stale. The placement model does not depend on
+// a batch pod's name, so the nodes are those the batch of the expected
+// pods finds on the state as it was, up to an exchange among identical
+// replicas. Each placement is still checked as any batch's (checkAfter):
+// a pod placed ahead of one decided with it (its affinity's peer, not
+// arrived yet) may fail the check, and is then solved in a batch of its
+// own; the caller re-checks every binding on its own view. Anything else —
+// another write, no expected pod in the batch — and the batch is solved
+// as usual.
 
-// specName is the speculated pod's name: '~' is in no Kubernetes name.
-const specName = "~speculated~"
+// specPrefix starts the speculated pods' names: '~' is in no Kubernetes
+// name.
+const specPrefix = "~speculated~"
 
-// SpecSettle is how long the state must stay unchanged before a
-// speculation starts: the informer reports each binding of the last batch
-// a few milliseconds after it (a write), which would make an earlier
-// speculation stale at once.
-const SpecSettle = 20 * time.Millisecond
+// specName is the name of the i-th speculated pod.
+func specName(i int) string { return fmt.Sprintf("%s%d", specPrefix, i) }
 
-// speculation is a decided batch of the template pod.
+// maxSpecWidth bounds the pods a speculation decides.
+const maxSpecWidth = 16
+
+// speculation is a decided batch of the expected pods.
 type speculation struct {
-	version     uint64      // s.version once the speculation was cleaned up
-	like        Pod         // the template, canonical (sameReplica)
-	node        string      // its node ("" for none)
+	likes       []Pod       // the expected pods in arrival order, canonical (sameReplica)
+	nodes       []string    // their nodes ("" for none)
 	sampleAfter int64       // s.sampleAt after the batch's arc
 	stats       weave.Stats // the solve's
-	forPod      string      // the pod like it whose arrival was the only write since
+	matched     []string    // per expected pod, the pod that arrived as it ("" none yet)
+	arrived     int         // how many did
+	used        int         // how many of them were placed from it
+	foreign     bool        // a write since that the speculation did not expect
 }
 
 // SpeculationStats counts speculations (Scheduler.SpeculationStats).
@@ -54,8 +79,8 @@ type SpeculationStats struct {
 	// (a pod of another kind arriving, a node changing, ...) cut short.
 	Solved, Interrupted int
 	// Used counts the batches whose placement came from a speculation;
-	// Stale the speculations dropped: another write than the expected
-	// pod's arrival, or a batch of another pod.
+	// Stale the speculations dropped before each pod they expected was
+	// placed from them (another write, a batch of other pods).
 	Used, Stale int
 }
 
@@ -130,89 +155,171 @@ func (s *Scheduler) noteArrival(p *Pod) {
 	}
 }
 
-// speculationDue returns how long until a speculation should start, and
-// whether one should at all (s.mu held): a template, nothing pending, and
-// a state not yet speculated on.
-func (s *Scheduler) speculationDue(now time.Time) (time.Duration, bool) {
+// speculationDue reports whether a speculation should start (s.mu held):
+// a template, and a state not yet speculated on, unless the speculation
+// at hand still expects pods and holds.
+func (s *Scheduler) speculationDue() bool {
 	if !s.cfg.Speculate || s.template == nil || s.specTried == s.version {
-		return 0, false
+		return false
 	}
-	return SpecSettle - now.Sub(s.lastWrite), true
+	sp := s.spec
+	return sp == nil || sp.foreign || sp.arrived == len(sp.likes)
 }
 
-// speculate decides the batch of the template's replica on the state as it
-// is (s.mu not held). A write interrupts it (interrupt), but for the
-// arrival of the template's replica or a bound pod's update
+// expected lists the pods a speculation of width n decides: the template,
+// then each time the pod that followed one like the last (or the last
+// again), as noteArrival learned them (s.mu held).
+func (s *Scheduler) expected(n int) []Pod {
+	out := make([]Pod, 0, n)
+	p := s.template
+	for len(out) < n && p != nil && speculable(p) {
+		out = append(out, *p)
+		if next := s.successor[replicaKey(p)]; next != nil {
+			p = next
+		}
+	}
+	return out
+}
+
+// width is how many pods the next speculation decides (s.mu held).
+func (s *Scheduler) width() int {
+	return min(max(s.specWidth, 1), s.specMaxWidth())
+}
+
+func (s *Scheduler) specMaxWidth() int {
+	if s.specLimit > 0 {
+		return s.specLimit // tests
+	}
+	return maxSpecWidth
+}
+
+// speculate decides the batch of the pods expected next on the state as
+// it is (s.mu not held). A write interrupts it (interrupt), but for the
+// arrival of an expected pod or a bound pod's update
 // (interruptSpeculation).
 func (s *Scheduler) speculate(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.speculationDue(time.Now()); !ok || len(s.queue()) > 0 {
+	if !s.speculationDue() || len(s.queue()) > 0 {
 		return nil // the loop has a batch to solve, or nothing to speculate on
 	}
 	defer func() { s.specTried = s.version }()
-	if s.state.Pods[specName] != nil {
-		return nil // a pod of that name (not from Kubernetes): no speculation
+	s.dropSpeculation()
+	exp := s.expected(s.width())
+	pods := make([]*Pod, len(exp))
+	likes := make([]Pod, len(exp))
+	var st []stmt
+	var commits []func()
+	for i := range exp {
+		t := exp[i]
+		name := specName(i)
+		if s.state.Pods[name] != nil {
+			return nil // a pod of that name (not from Kubernetes): no speculation
+		}
+		if t.Group == t.Name {
+			t.Group = name
+		}
+		t.Name, t.NodeName, t.Phase, t.created = name, "", PhasePending, s.seq+1+int64(i) // the arrivals the pods will have
+		likes[i] = replicaOf(&t)
+		pods[i] = &t
 	}
-	t := *s.template
-	if t.Group == t.Name {
-		t.Group = specName
+	// Pods expected after these do not interrupt it either: at 100 pods
+	// a second the next ones arrive while it is solved.
+	var ahead []Pod
+	for _, p := range s.expected(min(2*len(exp)+2, 2*maxSpecWidth)) {
+		ahead = append(ahead, replicaOf(&p))
 	}
-	t.Name, t.NodeName, t.Phase, t.created = specName, "", PhasePending, s.seq+1 // the arrival the replica will have
-	like := replicaOf(&t)
 	sctx, cancel := context.WithCancel(ctx)
 	s.specMu.Lock()
-	s.specLike, s.specCancel = &like, cancel
+	s.specLikes, s.specCancel = ahead, cancel
 	s.specMu.Unlock()
 	defer func() {
 		s.specMu.Lock()
-		s.specLike, s.specCancel = nil, nil
+		s.specLikes, s.specCancel = nil, nil
 		s.specMu.Unlock()
 		cancel()
 	}()
-
-	matches, commit := s.matches.upsert(s.state, &t)
-	if err := s.exec(ctx, append(writePod(&t), matches...)); err != nil {
+	for _, p := range pods {
+		matches, commit := s.matches.upsert(s.state, p)
+		st = append(append(st, writePod(p)...), matches...)
+		commits = append(commits, commit)
+	}
+	if err := s.exec(ctx, st); err != nil {
 		return err
 	}
-	commit()
-	s.state.Pods[t.Name] = &t
+	for i, p := range pods {
+		commits[i]()
+		s.state.Pods[p.Name] = p
+	}
 	sampleAt, stats := s.sampleAt, s.lastStats
 	s.rejected = map[string]string{}
-	placed, err := s.place(sctx, []*Pod{&t})
+	placed, err := s.place(sctx, pods)
 	s.rejected = nil
 	sampleAfter, specStats := s.sampleAt, s.lastStats
 	s.sampleAt, s.lastStats = sampleAt, stats
-	// The writes that undo the speculated pod run to the end: the state
+	// The writes that undo the speculated pods run to the end: the state
 	// and the database change together.
-	if derr := s.deletePodLocked(context.WithoutCancel(ctx), specName); derr != nil {
-		return derr
+	for _, p := range pods {
+		if derr := s.deletePodLocked(context.WithoutCancel(ctx), p.Name); derr != nil {
+			return derr
+		}
 	}
-	s.spec = nil
 	switch {
 	case sctx.Err() != nil:
 		s.specCount.Interrupted++
 		return ctx.Err()
 	case err != nil:
-		return nil // the batch of such a pod will meet the error itself
+		return nil // the batch of such pods will meet the error itself
 	}
 	s.specCount.Solved++
-	s.spec = &speculation{version: s.version, like: like, node: placed[specName], sampleAfter: sampleAfter, stats: specStats}
+	sp := &speculation{likes: likes, matched: make([]string, len(likes)), sampleAfter: sampleAfter, stats: specStats}
+	for _, p := range pods {
+		sp.nodes = append(sp.nodes, placed[p.Name])
+	}
+	s.spec = sp
 	return nil
 }
 
+// dropSpeculation ends the speculation at hand (s.mu held): the next
+// decides twice its width if every pod it expected arrived, else as many
+// pods as did, or half its width if more (pods placed by a batch of
+// their own, ahead of a peer that had not arrived, end a speculation
+// without a wrong guess).
+func (s *Scheduler) dropSpeculation() {
+	sp := s.spec
+	if sp == nil {
+		return
+	}
+	s.spec = nil
+	if sp.used < len(sp.likes) {
+		s.specCount.Stale++
+	}
+	if sp.arrived == len(sp.likes) {
+		s.specWidth = min(2*max(s.specWidth, 1), s.specMaxWidth())
+		return
+	}
+	s.specWidth = max(sp.arrived, len(sp.likes)/2, 1)
+}
+
 // interruptSpeculation stops a speculation under way when p, about to be
-// upserted, is a pending pod other than the template's replica: that pod
-// must not wait for it (s.mu not held).
+// upserted, is a pending pod that it does not expect: that pod must not
+// wait for it (s.mu not held).
 func (s *Scheduler) interruptSpeculation(p *Pod) {
 	s.specMu.Lock()
 	defer s.specMu.Unlock()
 	if s.specCancel == nil || p.NodeName != "" {
 		return
 	}
-	if n := normalizePod(*p); n.Phase == PhasePending && !sameReplica(*s.specLike, &n) {
-		s.specCancel()
+	n := normalizePod(*p)
+	if n.Phase != PhasePending {
+		return
 	}
+	for _, like := range s.specLikes {
+		if sameReplica(like, &n) {
+			return
+		}
+	}
+	s.specCancel()
 }
 
 // interrupt stops a speculation under way: the caller writes, which
@@ -225,37 +332,139 @@ func (s *Scheduler) interrupt() {
 	}
 }
 
-// arrived marks p, just written by UpsertPod as a new pod, as the pod the
-// speculation stands for when it is the template's replica and its write
-// the only one since (s.mu held).
-func (s *Scheduler) arrived(p *Pod) {
-	if sp := s.spec; sp != nil && sp.version+1 == s.version && s.ours(p) && sameReplica(sp.like, p) {
-		sp.forPod = p.Name
+// arrival returns which pod the speculation expects p is, a new pod
+// about to be written by UpsertPod: the first expected pod it equals that
+// no other pod arrived as; -1 for none (s.mu held). Pods created one
+// after another reach the informer in about that order, not exactly.
+func (s *Scheduler) arrival(p *Pod) int {
+	sp := s.spec
+	if sp == nil || sp.foreign || sp.arrived == len(sp.likes) || !s.ours(p) {
+		return -1
 	}
+	for i, like := range sp.likes {
+		if sp.matched[i] == "" && sameReplica(like, p) {
+			return i
+		}
+	}
+	return -1
 }
 
-// useSpeculation places the batch q from the speculation when it stands
-// for q's one pod on the state as it is (s.mu held); ok is false when the
-// batch must be solved.
+// stranger reports whether p, a new pod about to be written by UpsertPod
+// that the speculation does not expect, leaves it standing (s.mu held): a
+// pod without a node. A pending pod is no part of another batch's model,
+// but for N2's count of the pods of a group spread evenly (maxSkew 0):
+// one of such a group speculated on makes it stale. It is not placed from
+// the speculation.
+func (s *Scheduler) stranger(p *Pod) bool {
+	sp := s.spec
+	if sp == nil || p.NodeName != "" {
+		return false
+	}
+	for _, like := range sp.likes {
+		if like.Group != "" && like.Group == p.Group && evenSpread(&like) {
+			return false
+		}
+	}
+	return true
+}
+
+// evenSpread reports whether p has a hard spread constraint of maxSkew 0
+// (N2).
+func evenSpread(p *Pod) bool {
+	for _, c := range p.Spread {
+		if c.Hard && c.MaxSkew == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// bindingTopologyLabels are the labels kube-apiserver v1.37 copies from
+// the node to a pod it binds (PodTopologyLabelsAdmission).
+var bindingTopologyLabels = []string{LabelZone, "topology.kubernetes.io/region"}
+
+// bindingReported reports whether p, about to replace was, is only was's
+// binding reported: was bound where p is, and p equal to it but for the
+// topology labels the API server adds when it binds.
+func bindingReported(was, p *Pod) bool {
+	if was == nil || was.NodeName == "" || was.NodeName != p.NodeName {
+		return false
+	}
+	a, b := *was, *p
+	a.Labels, b.Labels = maps.Clone(a.Labels), maps.Clone(b.Labels)
+	for _, k := range bindingTopologyLabels {
+		delete(a.Labels, k)
+		delete(b.Labels, k)
+	}
+	if len(a.Labels) == 0 {
+		a.Labels = nil
+	}
+	if len(b.Labels) == 0 {
+		b.Labels = nil
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// useSpeculation places the pods of the batch q that arrived as the
+// speculation expected from it, when the state changed only as it
+// expected since (s.mu held); the other pods of q stay pending for the
+// next batch. ok is false when q must be solved. Pods placed ahead of
+// others the speculation decided with them (arrived first) are checked
+// on the state without those, as any batch is.
 func (s *Scheduler) useSpeculation(ctx context.Context, q []*Pod) (bs []Binding, us []Unschedulable, ok bool, err error) {
 	sp := s.spec
-	s.spec = nil
 	if sp == nil {
 		return nil, nil, false, nil
 	}
-	if len(q) != 1 || sp.forPod != q[0].Name || sp.version+1 != s.version || sp.node == "" {
-		s.specCount.Stale++
+	var mine []*Pod
+	placed := map[string]string{}
+	for _, p := range q {
+		i := slices.Index(sp.matched, p.Name)
+		if i < 0 {
+			continue // a pod it did not expect: the next batch's
+		}
+		if sp.nodes[i] == "" {
+			s.dropSpeculation()
+			return nil, nil, false, nil
+		}
+		mine = append(mine, p)
+		placed[p.Name] = sp.nodes[i]
+	}
+	if sp.foreign || len(mine) == 0 {
+		s.dropSpeculation()
 		return nil, nil, false, nil
 	}
-	placed := map[string]string{q[0].Name: sp.node}
-	if s.checkAfter(q, nil, placed) != nil {
-		// The model and the check disagree: the batch is solved, and
-		// meets the disagreement as any batch does.
-		s.specCount.Stale++
-		return nil, nil, false, nil
+	if err := s.checkAfter(mine, nil, placed); err != nil {
+		// A pod the check turns down (its affinity's peer, decided with
+		// it, has not arrived yet; or the model and the check disagree)
+		// stays pending for the next batch, solved; the others are
+		// placed when the check passes without it.
+		saved := s.rejected
+		s.rejected = map[string]string{}
+		err = s.dropRejected(mine, placed, err)
+		s.rejected = saved
+		kept := mine[:0]
+		for _, p := range mine {
+			if placed[p.Name] != "" {
+				kept = append(kept, p)
+			}
+		}
+		if mine = kept; err != nil || len(mine) == 0 {
+			s.dropSpeculation()
+			return nil, nil, false, nil
+		}
 	}
-	s.sampleAt, s.lastStats = sp.sampleAfter, sp.stats
+	if sp.used == 0 {
+		s.sampleAt = sp.sampleAfter
+	}
+	s.lastStats = sp.stats
 	s.specCount.Used++
-	bs, us, err = s.apply(ctx, q, placed, nil)
+	s.expectWrite = true
+	bs, us, err = s.apply(ctx, mine, placed, nil)
+	s.expectWrite = false
+	sp.used += len(mine)
+	if err != nil || sp.used == len(sp.likes) {
+		s.dropSpeculation()
+	}
 	return bs, us, true, err
 }

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand"
 	"slices"
 	"sync/atomic"
@@ -48,6 +49,7 @@ func speculationAgainstBatches(t *testing.T, replica func(i int) Pod) {
 	ctx := context.Background()
 	fresh := newTest(t, Config{})
 	spec := newTest(t, Config{Speculate: true})
+	spec.specLimit = 1 // each replica's own batch (a wider one decides several together)
 	var nodes []Node
 	for i := range 12 {
 		nodes = append(nodes, Node{Name: fmt.Sprintf("n%02d", i), Zone: fmt.Sprintf("z%d", i%3), CPU: int64(2000 + 500*(i%4)), Memory: 8192})
@@ -62,7 +64,6 @@ func speculationAgainstBatches(t *testing.T, replica func(i int) Pod) {
 	}
 	for i := range steps {
 		if s := spec; s.template != nil {
-			s.lastWrite = time.Time{} // settled
 			if err := s.speculate(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -135,9 +136,9 @@ func afterFirstReplica(t *testing.T, cfg Config, nodes ...Node) *Scheduler {
 func TestSpeculationOnlyForTheTemplatesReplica(t *testing.T) {
 	ctx := context.Background()
 	s := afterFirstReplica(t, Config{}, Node{Name: "big", Zone: "z", CPU: 4000, Memory: 8192}, Node{Name: "small", Zone: "z", CPU: 1000, Memory: 8192})
+	s.specLimit = 1
 	speculate := func() {
 		t.Helper()
-		s.lastWrite = time.Time{}
 		if err := s.speculate(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +152,7 @@ func TestSpeculationOnlyForTheTemplatesReplica(t *testing.T) {
 	}
 
 	speculate() // the template is r1 now
-	node := s.spec.node
+	node := s.spec.nodes[0]
 	n := Node{Name: node, Zone: "z", CPU: 4000, Memory: 8192, Unschedulable: true}
 	if node == "small" {
 		n.CPU = 1000
@@ -174,7 +175,7 @@ func TestSpeculationOnlyForTheTemplatesReplica(t *testing.T) {
 	if st := s.SpeculationStats(); st.Used != 1 || got["r3"] == "" {
 		t.Fatalf("the template's replica on an unchanged state: %+v, placed %v; want it placed from the speculation", st, got)
 	}
-	if s.State().Pods[specName] != nil {
+	if s.State().Pods[specName(0)] != nil {
 		t.Fatal("the speculated pod stayed in the state")
 	}
 }
@@ -224,13 +225,13 @@ func TestInterruptSpeculation(t *testing.T) {
 		{"own group", Pod{Name: "r9", CPU: 500, Labels: map[string]string{"app": "x"}}, true},
 	} {
 		cancelled := false
-		s.specLike, s.specCancel = &like, func() { cancelled = true }
+		s.specLikes, s.specCancel = []Pod{like}, func() { cancelled = true }
 		s.interruptSpeculation(&c.pod)
 		if cancelled != c.cancel {
 			t.Errorf("%s: cancelled %v, want %v", c.name, cancelled, c.cancel)
 		}
 	}
-	s.specLike, s.specCancel = nil, nil
+	s.specLikes, s.specCancel = nil, nil
 }
 
 // blockingBackend solves with the native engine, or, while block is set,
@@ -306,7 +307,7 @@ func TestWritesInterruptASpeculation(t *testing.T) {
 			if st := s.SpeculationStats(); st.Interrupted != 1 {
 				t.Fatalf("%+v, want one speculation interrupted", st)
 			}
-			if s.State().Pods[specName] != nil {
+			if s.State().Pods[specName(0)] != nil {
 				t.Fatal("the speculated pod stayed in the state")
 			}
 			if c.name == "a pod of another kind" {
@@ -342,7 +343,6 @@ func BenchmarkTrickle(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
 				b.StopTimer()
 				if on && s.template != nil {
-					s.lastWrite = time.Time{}
 					if err := s.speculate(ctx); err != nil {
 						b.Fatal(err)
 					}
@@ -366,5 +366,243 @@ func BenchmarkTrickle(b *testing.B) {
 			b.ReportMetric(float64(batch[len(batch)/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(used)/float64(len(batch)), "speculated")
 		})
+	}
+}
+
+// A speculation of several replicas places them as their batch would:
+// replicas arriving one at a time, each placed from the speculation (one
+// of them reported bound in between, with the zone label the API server
+// adds), take the nodes that a scheduler without speculation gives the
+// same replicas arriving together. The replicas are identical but for
+// their names, which sort in arrival order on both sides, so the two
+// models are the same.
+func TestWideSpeculationPlacesAsABatch(t *testing.T) {
+	ctx := context.Background()
+	fresh := newTest(t, Config{})
+	spec := newTest(t, Config{Speculate: true})
+	spec.specWidth, spec.specLimit = 4, 4
+	var nodes []Node
+	for i := range 12 {
+		nodes = append(nodes, Node{Name: fmt.Sprintf("n%02d", i), Zone: fmt.Sprintf("z%d", i%3), CPU: int64(2000 + 500*(i%4)), Memory: 8192})
+	}
+	addNodes(t, fresh, nodes...)
+	addNodes(t, spec, nodes...)
+	replica := func(i int) Pod {
+		p := specReplica("web", i, 300)
+		p.Name = fmt.Sprintf("web-%c", 'a'+i)
+		return p
+	}
+	addPods(t, fresh, replica(0))
+	addPods(t, spec, replica(0))
+	a, _ := schedule(t, fresh)
+	b, _ := schedule(t, spec)
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatalf("first replica: %v, %v", a, b)
+	}
+	if err := spec.speculate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(spec.spec.likes); n != 4 {
+		t.Fatalf("a speculation of %d pods, want 4", n)
+	}
+	var got []string
+	for i := 1; i <= 4; i++ {
+		p := replica(i)
+		addPods(t, spec, p)
+		placed, _ := schedule(t, spec)
+		if placed[p.Name] == "" {
+			t.Fatalf("%s not placed: %v", p.Name, placed)
+		}
+		got = append(got, placed[p.Name])
+		if i == 2 { // its binding reported
+			p.NodeName = placed[p.Name]
+			p.Labels = map[string]string{"app": "web", LabelZone: spec.State().Nodes[p.NodeName].Zone}
+			addPods(t, spec, p)
+		}
+	}
+	if st := spec.SpeculationStats(); st.Used != 4 || st.Solved != 1 || st.Stale != 0 {
+		t.Fatalf("%+v: want the four replicas placed from one speculation", st)
+	}
+	for i := 1; i <= 4; i++ {
+		addPods(t, fresh, replica(i))
+	}
+	placed, _ := schedule(t, fresh)
+	var want []string
+	for i := 1; i <= 4; i++ {
+		want = append(want, placed[replica(i).Name])
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("placed from the speculation on %v, by their batch on %v", got, want)
+	}
+}
+
+// The width doubles while every expected pod arrives and is placed from
+// the speculation (1, 2, 4, 8, 16), and halves (or falls to the pods that
+// arrived, if more) when a write the speculation does not expect drops
+// it.
+func TestSpeculationWidth(t *testing.T) {
+	ctx := context.Background()
+	s := afterFirstReplica(t, Config{}, Node{Name: "a", Zone: "z", CPU: 64000, Memory: 65536}, Node{Name: "b", Zone: "z", CPU: 64000, Memory: 65536})
+	var widths []int
+	next := 1
+	arrive := func() {
+		t.Helper()
+		if s.speculationDue() {
+			if err := s.speculate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			widths = append(widths, len(s.spec.likes))
+		}
+		addPods(t, s, Pod{Name: fmt.Sprintf("r%d", next), Group: "rs", CPU: 500, Memory: 100})
+		next++
+		if placed, _ := schedule(t, s); len(placed) != 1 {
+			t.Fatalf("placed %v", placed)
+		}
+	}
+	for range 1 + 2 + 4 + 8 + 3 {
+		arrive()
+	}
+	if !slices.Equal(widths, []int{1, 2, 4, 8, 16}) {
+		t.Fatalf("widths %v, want 1, 2, 4, 8, 16", widths)
+	}
+	if st := s.SpeculationStats(); st.Used != 18 || st.Stale != 0 {
+		t.Fatalf("%+v: want every replica placed from a speculation", st)
+	}
+	addNodes(t, s, Node{Name: "c", Zone: "z", CPU: 64000, Memory: 65536}) // not expected
+	arrive()
+	if st := s.SpeculationStats(); !slices.Equal(widths, []int{1, 2, 4, 8, 16, 8}) || st.Used != 19 || st.Stale != 1 {
+		t.Fatalf("%+v, widths %v: want the speculation of 16 dropped after 3, and one of 8 next", st, widths)
+	}
+}
+
+func TestBindingReported(t *testing.T) {
+	was := normalizePod(Pod{Name: "p", Group: "g", CPU: 100, NodeName: "n1", Labels: map[string]string{"app": "x"}})
+	for _, c := range []struct {
+		name string
+		p    func(p *Pod)
+		want bool
+	}{
+		{"unchanged", func(p *Pod) {}, true},
+		{"topology labels added", func(p *Pod) {
+			p.Labels = map[string]string{"app": "x", LabelZone: "z1", "topology.kubernetes.io/region": "r"}
+		}, true},
+		{"another label", func(p *Pod) { p.Labels = map[string]string{"app": "y"} }, false},
+		{"another node", func(p *Pod) { p.NodeName = "n2" }, false},
+		{"finished", func(p *Pod) { p.Phase = PhaseSucceeded }, false},
+		{"another request", func(p *Pod) { p.CPU = 200 }, false},
+	} {
+		p := was
+		p.Labels = maps.Clone(was.Labels)
+		c.p(&p)
+		p = normalizePod(p)
+		if got := bindingReported(&was, &p); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	unbound := was
+	unbound.NodeName = ""
+	if bindingReported(&unbound, &unbound) || bindingReported(nil, &was) {
+		t.Error("a pod not bound before reported as a binding")
+	}
+}
+
+// A pending pod the speculation does not expect (another replica group,
+// or another shape in its group) arriving among the expected ones leaves
+// it standing: the expected pod of the batch is placed from it, the
+// stranger stays pending for the next batch, solved. Only a pod of a
+// speculated group spread evenly (N2 counts its pending pods) makes it
+// stale.
+func TestStrangerLeavesTheSpeculation(t *testing.T) {
+	ctx := context.Background()
+	for _, even := range []bool{false, true} {
+		t.Run(fmt.Sprintf("even=%v", even), func(t *testing.T) {
+			pod := func(name string, cpu int64) Pod {
+				p := Pod{Name: name, Group: "rs", CPU: cpu, Memory: 100}
+				if even {
+					p.Labels = map[string]string{"app": "rs"}
+					p.Spread = []SpreadConstraint{{TopologyKey: LabelZone, MaxSkew: 0, Hard: true, Selector: &LabelSelector{MatchLabels: p.Labels}}}
+				}
+				return p
+			}
+			s := newTest(t, Config{Speculate: true})
+			addNodes(t, s, Node{Name: "a", Zone: "z1", CPU: 8000, Memory: 8192}, Node{Name: "b", Zone: "z2", CPU: 8000, Memory: 8192})
+			addPods(t, s, pod("r0", 500))
+			schedule(t, s)
+			if !even { // evenly spread, r1 alone would break the spread the speculation counted on
+				s.specWidth = 2
+				if err := s.speculate(ctx); err != nil {
+					t.Fatal(err)
+				}
+				addPods(t, s, pod("r1", 500), Pod{Name: "other", Group: "x", CPU: 700, Memory: 100})
+				first, _ := schedule(t, s)
+				if len(first) != 1 || first["r1"] == "" {
+					t.Fatalf("first batch %v, want r1 alone, from the speculation", first)
+				}
+				second, _ := schedule(t, s)
+				if len(second) != 1 || second["other"] == "" {
+					t.Fatalf("second batch %v, want the stranger", second)
+				}
+				if st := s.SpeculationStats(); s.spec != nil || st.Used != 1 || st.Stale != 1 {
+					t.Fatalf("%+v: want r1 placed from the speculation, then the speculation dropped by the stranger's batch", st)
+				}
+			} else {
+				addPods(t, s, pod("r1", 500))
+				schedule(t, s)
+			}
+
+			tmpl := *s.State().Pods["r1"]
+			s.template, s.specWidth = &tmpl, 2
+			if err := s.speculate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			addPods(t, s, pod("r2", 900)) // its group, not its shape
+			addPods(t, s, pod("r3", 500))
+			placed, _ := schedule(t, s)
+			st := s.SpeculationStats()
+			if even {
+				if len(placed) != 2 || st.Used != 0 || st.Stale != 1 {
+					t.Fatalf("placed %v (%+v): want r2 and r3 solved together, the speculation dropped", placed, st)
+				}
+				return
+			}
+			if len(placed) != 1 || placed["r3"] == "" || st.Used != 2 {
+				t.Fatalf("placed %v (%+v): want r3 alone, from the speculation", placed, st)
+			}
+			if placed, _ = schedule(t, s); len(placed) != 1 || placed["r2"] == "" {
+				t.Fatalf("placed %v: want r2 solved next", placed)
+			}
+		})
+	}
+}
+
+// A pod of a batch that the check turns down on the speculation's node
+// (here a node made too small for it; live, a pod whose affinity peer,
+// decided with it, has not arrived yet) stays pending while the others
+// are placed from the speculation; the next batch solves it.
+func TestCheckedOutPodStaysPending(t *testing.T) {
+	ctx := context.Background()
+	s := afterFirstReplica(t, Config{}, Node{Name: "a", Zone: "z", CPU: 8000, Memory: 8192}, Node{Name: "tiny", Zone: "z", CPU: 100, Memory: 8192})
+	s.specWidth = 2
+	if err := s.speculate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.spec.nodes[1] = "tiny" // as a model that disagreed with the check would
+	addPods(t, s, Pod{Name: "r1", Group: "rs", CPU: 500, Memory: 100}, Pod{Name: "r2", Group: "rs", CPU: 500, Memory: 100})
+	placed, us := schedule(t, s)
+	if len(placed) != 1 || placed[s.spec.matched[0]] == "" || len(us) != 0 {
+		t.Fatalf("placed %v, unschedulable %v: want the first replica placed from the speculation, the other pending", placed, us)
+	}
+	if st := s.SpeculationStats(); st.Used != 1 {
+		t.Fatalf("%+v", st)
+	}
+	other := s.spec.matched[1]
+	placed, _ = schedule(t, s)
+	if placed[other] != "a" {
+		t.Fatalf("placed %v: want %s solved onto a", placed, other)
+	}
+	if st := s.SpeculationStats(); st.Used != 1 || st.Stale != 1 {
+		t.Fatalf("%+v: want the speculation dropped for the solved batch", st)
 	}
 }

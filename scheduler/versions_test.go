@@ -62,7 +62,7 @@ func TestTableReusePlacesAsRereading(t *testing.T) {
 	}
 	steps, reused := 30, map[string]int{}
 	if raceDetector {
-		steps = 12 // race_on_test.go
+		steps = 8 // race_on_test.go
 	}
 	for step := range steps {
 		switch rng.Intn(6) {

@@ -151,7 +151,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.IntVar(&c.BatchSize, "batch-size", cfg.BatchSize, "most pods per batch")
 	fs.DurationVar(&c.BatchWait, "batch-wait", cfg.BatchWait, "wait up to this long for more pods before solving a batch smaller than --batch-size (0: no wait, the batch is what is pending)")
 	fs.DurationVar(&c.BurstLinger, "burst-linger", cfg.BurstLinger, "while pods arrive in a burst (over 125/s), wait up to this long for the rest of it before solving (0: 200ms; negative: off)")
-	fs.BoolVar(&c.Speculate, "speculate", cfg.Speculate, "while no pod is pending, decide ahead the batch of the pod expected next (like the last to arrive, or like the one that followed such a pod), and place such a pod from it if nothing else changed")
+	fs.BoolVar(&c.Speculate, "speculate", cfg.Speculate, "while no pod is pending, decide ahead the batch of the pods expected next (like the last to arrive, or like the one that followed such a pod, and so on: 1 to 16 of them), and place such pods from it as they arrive if nothing else changed")
 	fs.DurationVar(&c.SolverTimeout, "solver-timeout", cfg.SolverTimeout, "time limit of each solve")
 	fs.DurationVar(&c.SolverImprovementTimeout, "solver-improvement-timeout", cfg.SolverImprovementTimeout, "end a solve once the placement has not improved for this long (0: 5ms; negative: run to --solver-timeout)")
 	fs.DurationVar(&c.SolverUnplacedImprovementTimeout, "solver-unplaced-improvement-timeout", cfg.SolverUnplacedImprovementTimeout, "the same while the placement leaves a pod without a node that the solver has not ruled out (0: 100ms; negative: off)")
