@@ -257,6 +257,9 @@ func (s *Scheduler) speculate(ctx context.Context) error {
 	s.rejected = nil
 	sampleAfter, specStats := s.sampleAt, s.lastStats
 	s.sampleAt, s.lastStats = sampleAt, stats
+	if err == nil && sctx.Err() == nil {
+		s.orderForArrival(pods, placed)
+	}
 	// The writes that undo the speculated pods run to the end: the state
 	// and the database change together.
 	for _, p := range pods {
@@ -278,6 +281,55 @@ func (s *Scheduler) speculate(ctx context.Context) error {
 	}
 	s.spec = sp
 	return nil
+}
+
+// orderForArrival exchanges the nodes of identical expected pods so that
+// each pod, placed after the ones expected before it, passes the check
+// (s.mu held, the speculated pods in the state). The batch's answer holds
+// for all of its pods together; pods arriving one at a time are placed a
+// few at a time, and a spread constraint or a required affinity can fail
+// on the first of them where it holds for all (three replicas spread over
+// zones: the first two may share one). Identical pods may take each
+// other's nodes: the batch's answer is the same. Only pods with such
+// constraints are put in order; a pod that no exchange lets pass keeps
+// its node, and is checked out when it arrives.
+func (s *Scheduler) orderForArrival(pods []*Pod, placed map[string]string) {
+	ordered := false
+	for _, p := range pods {
+		ordered = ordered || len(p.Spread) > 0
+		for _, t := range p.Affinity {
+			ordered = ordered || t.Required && !t.Anti
+		}
+	}
+	if !ordered {
+		return
+	}
+	like := make([]Pod, len(pods))
+	for i, p := range pods {
+		like[i] = replicaOf(p)
+	}
+	prefix := map[string]string{}
+	for k, p := range pods {
+		if placed[p.Name] == "" {
+			continue
+		}
+		prefix[p.Name] = placed[p.Name]
+		if s.checkAfter(pods[:k+1], nil, prefix) == nil {
+			continue
+		}
+		for j := k + 1; j < len(pods); j++ {
+			q := pods[j]
+			if placed[q.Name] == "" || placed[q.Name] == placed[p.Name] || !reflect.DeepEqual(like[j], like[k]) {
+				continue
+			}
+			prefix[p.Name] = placed[q.Name]
+			if s.checkAfter(pods[:k+1], nil, prefix) == nil {
+				placed[p.Name], placed[q.Name] = placed[q.Name], placed[p.Name]
+				break
+			}
+			prefix[p.Name] = placed[p.Name]
+		}
+	}
 }
 
 // dropSpeculation ends the speculation at hand (s.mu held): the next

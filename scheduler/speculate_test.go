@@ -606,3 +606,37 @@ func TestCheckedOutPodStaysPending(t *testing.T) {
 		t.Fatalf("%+v: want the speculation dropped for the solved batch", st)
 	}
 }
+
+// Replicas spread over zones (maxSkew 1), decided 16 at a time on a
+// sampled cluster, arrive one at a time: each is placed from the
+// speculation, the nodes of the 16 ordered so that every prefix keeps the
+// spread (orderForArrival; in the answer's own order a prefix put two
+// more in one zone than in another).
+func TestSpeculatedSpreadHoldsPodByPod(t *testing.T) {
+	ctx := context.Background()
+	s := newTest(t, Config{Speculate: true})
+	for i := range 150 {
+		addNodes(t, s, Node{Name: fmt.Sprintf("n%03d", i), Zone: fmt.Sprintf("z%d", i%3), CPU: 64000, Memory: 256000})
+	}
+	addPods(t, s, specReplica("web", 0, 100))
+	schedule(t, s)
+	n := 32
+	if raceDetector {
+		n = 16 // race_on_test.go
+	}
+	for i := 1; i <= n; i++ {
+		if s.speculationDue() {
+			s.specWidth = 16
+			if err := s.speculate(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		addPods(t, s, specReplica("web", i, 100))
+		if placed, _ := schedule(t, s); len(placed) != 1 {
+			t.Fatalf("replica %d: placed %v", i, placed)
+		}
+	}
+	if st := s.SpeculationStats(); st.Used != n || st.Stale != 0 {
+		t.Fatalf("%+v: want the %d replicas placed from speculations", st, n)
+	}
+}
