@@ -206,6 +206,9 @@ func (s *Scheduler) speculate(ctx context.Context) error {
 	defer func() { s.specTried = s.version }()
 	s.dropSpeculation()
 	exp := s.expected(s.width())
+	if len(exp) == 0 {
+		return nil
+	}
 	pods := make([]*Pod, len(exp))
 	likes := make([]Pod, len(exp))
 	var st []stmt
