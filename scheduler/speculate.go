@@ -212,7 +212,6 @@ func (s *Scheduler) speculate(ctx context.Context) error {
 	pods := make([]*Pod, len(exp))
 	likes := make([]Pod, len(exp))
 	var st []stmt
-	var commits []func()
 	for i := range exp {
 		t := exp[i]
 		name := specName(i)
@@ -242,17 +241,24 @@ func (s *Scheduler) speculate(ctx context.Context) error {
 		s.specMu.Unlock()
 		cancel()
 	}()
+	// Each pod's selector rows are worked out with the ones before it in
+	// the index and the state, as their arrivals one by one would be: a
+	// selector new to the index is added once, with the pods before it
+	// among its members. The database takes them all in one write; if
+	// it fails, the index and the state let go of them again.
 	for _, p := range pods {
 		matches, commit := s.matches.upsert(s.state, p)
 		st = append(append(st, writePod(p)...), matches...)
-		commits = append(commits, commit)
+		commit()
+		s.state.Pods[p.Name] = p
 	}
 	if err := s.exec(ctx, st); err != nil {
+		for i := len(pods) - 1; i >= 0; i-- {
+			_, release := s.matches.delete(pods[i].Name)
+			release()
+			delete(s.state.Pods, pods[i].Name)
+		}
 		return err
-	}
-	for i, p := range pods {
-		commits[i]()
-		s.state.Pods[p.Name] = p
 	}
 	sampleAt, stats := s.sampleAt, s.lastStats
 	s.rejected = map[string]string{}

@@ -640,3 +640,36 @@ func TestSpeculatedSpreadHoldsPodByPod(t *testing.T) {
 		t.Fatalf("%+v: want the %d replicas placed from speculations", st, n)
 	}
 }
+
+// A speculation of several pods whose selector is new to the state (its
+// pods are gone) adds the selector once: each pod's rows are worked out
+// with the pods before it, as arrivals one by one would be (writing them
+// all from the state before the first failed on pod_match's key).
+func TestWideSpeculationOfANewSelector(t *testing.T) {
+	ctx := context.Background()
+	s := newTest(t, Config{Speculate: true})
+	addNodes(t, s, Node{Name: "a", Zone: "z", CPU: 8000, Memory: 8192}, Node{Name: "b", Zone: "z", CPU: 8000, Memory: 8192},
+		Node{Name: "c", Zone: "z", CPU: 8000, Memory: 8192})
+	addPods(t, s, Pod{Name: "other", CPU: 100, Memory: 100, Labels: map[string]string{"app": "solo"}, NodeName: "c", Phase: PhaseRunning})
+	addPods(t, s, specReplica("solo", 0, 300))
+	schedule(t, s)
+	if err := s.DeletePod(ctx, "solo-0"); err != nil { // its selector leaves the index
+		t.Fatal(err)
+	}
+	s.specWidth = 3
+	if err := s.speculate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s.spec == nil || len(s.spec.likes) != 3 {
+		t.Fatalf("speculation %+v, want one of three pods", s.spec)
+	}
+	for i := 1; i <= 2; i++ {
+		addPods(t, s, specReplica("solo", i, 300))
+		if placed, _ := schedule(t, s); len(placed) != 1 || placed[fmt.Sprintf("solo-%d", i)] == "c" {
+			t.Fatalf("placed %v: want solo-%d on a node apart from the running app pod", placed, i)
+		}
+	}
+	if st := s.SpeculationStats(); st.Used != 2 {
+		t.Fatalf("%+v: want both replicas placed from the speculation", st)
+	}
+}
