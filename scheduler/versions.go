@@ -15,7 +15,7 @@ import (
 // writtenTable returns the table a statement writes: the name after
 // "insert into", "delete from" or "update".
 func writtenTable(q string) (string, bool) {
-	f := strings.Fields(q)
+	f := firstWords(q, 3)
 	var name string
 	switch {
 	case len(f) >= 3 && strings.EqualFold(f[0], "insert") && strings.EqualFold(f[1], "into"):
@@ -35,6 +35,24 @@ func writtenTable(q string) (string, bool) {
 		return "", false // quoted or qualified: not one of the schema's plain names
 	}
 	return name, true
+}
+
+// firstWords returns the first n words of q (fewer if it has fewer): a
+// batch's writes are hundreds of statements, each read for its table only.
+func firstWords(q string, n int) []string {
+	out := make([]string, 0, n)
+	for len(out) < n {
+		q = strings.TrimLeft(q, " \t\r\n")
+		if q == "" {
+			break
+		}
+		i := strings.IndexAny(q, " \t\r\n")
+		if i < 0 {
+			i = len(q)
+		}
+		out, q = append(out, q[:i]), q[i:]
+	}
+	return out
 }
 
 // noteWrites records the tables st writes at the current write count

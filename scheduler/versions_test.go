@@ -19,6 +19,8 @@ func TestWrittenTable(t *testing.T) {
 		{"delete from batch_pod", "batch_pod"},
 		{"update pod set phase = $1 where name = $2", "pod"},
 		{"INSERT INTO Node_Label VALUES ($1)", "node_label"},
+		{"\n  insert\n\tinto  pod_toleration\nvalues ($1)", "pod_toleration"},
+		{"delete from", ""},
 		{`insert into "pod" values ($1)`, ""},
 		{"insert into weave.pod values ($1)", ""},
 		{"with x as (select 1) insert into pod select * from x", ""},
