@@ -114,7 +114,7 @@ func (m *Model) normLinearNamed(e LinearExpr, name func() string) (vars []IntVar
 	}
 	vars, coeffs = make([]IntVar, 0, len(e.Vars)), make([]int64, 0, len(e.Vars))
 	for i, x := range e.Vars {
-		if x.m != m || x.idx < 0 || int(x.idx) >= len(m.doms) {
+		if !m.owns(x) {
 			m.failf("%s: variable does not belong to this model", name())
 			return nil, nil, 0, 0, 0, false
 		}

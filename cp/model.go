@@ -113,8 +113,11 @@ func (m *Model) failf(format string, args ...any) {
 }
 
 // okVar reports whether x belongs to m, recording an error otherwise.
+// owns reports whether x is one of m's variables.
+func (m *Model) owns(x IntVar) bool { return x.m == m && x.idx >= 0 && int(x.idx) < len(m.doms) }
+
 func (m *Model) okVar(x IntVar, what string) bool {
-	if x.m != m || x.idx < 0 || int(x.idx) >= len(m.doms) {
+	if !m.owns(x) {
 		m.failf("%s: variable does not belong to this model", what)
 		return false
 	}

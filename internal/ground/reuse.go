@@ -2,6 +2,7 @@ package ground
 
 import (
 	"context"
+	"slices"
 	"sort"
 
 	"github.com/weavesql/weave/internal/ir"
@@ -100,13 +101,8 @@ func restrictionSet(t *ir.Table, rs *restriction, src *Relation) (map[any]bool, 
 	if src == nil {
 		return nil, false
 	}
-	ci := colIndex(src.Columns, rs.col)
-	ki := -1
-	for i, c := range t.Columns {
-		if c.Name == rs.key {
-			ki = i
-		}
-	}
+	ci := slices.Index(src.Columns, rs.col)
+	ki := slices.IndexFunc(t.Columns, func(c *ir.Column) bool { return c.Name == rs.key })
 	if ci < 0 || ki < 0 {
 		return nil, false
 	}
@@ -123,19 +119,10 @@ func restrictionSet(t *ir.Table, rs *restriction, src *Relation) (map[any]bool, 
 	return set, true
 }
 
-func colIndex(cols []string, name string) int {
-	for i, c := range cols {
-		if c == name {
-			return i
-		}
-	}
-	return -1
-}
-
 // reduced returns the rows of r, a whole table, whose column key is in
 // set, in r's order: what "where key in (select ...)" reads.
 func (r *Relation) reduced(key string, set map[any]bool) *Relation {
-	ki := colIndex(r.Columns, key)
+	ki := slices.Index(r.Columns, key)
 	out := &Relation{Name: r.Name, Columns: r.Columns, Types: r.Types}
 	for _, row := range r.Rows {
 		if v := row[ki]; v != nil && set[v] {
