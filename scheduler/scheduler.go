@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -234,6 +235,11 @@ type Scheduler struct {
 	specLimit   int
 	expectWrite bool
 	specCount   SpeculationStats
+	// whileExtending runs while an extension solves (tests: arrivals
+	// meanwhile); extendOff turns extensions off (tests of plain
+	// speculations).
+	whileExtending func()
+	extendOff      bool
 	// Table versions (versions.go): written holds the write count of
 	// each table's latest write, writtenAll that of the latest statement
 	// whose table was not recognised; tables lists the state tables.
@@ -243,10 +249,17 @@ type Scheduler struct {
 	tables       []string
 	rereadTables bool
 	// specMu guards the speculation under way, which UpsertPod interrupts
-	// without waiting for s.mu.
+	// without waiting for s.mu, and the pods it places ahead meanwhile
+	// (ahead.go).
 	specMu     sync.Mutex
 	specLikes  []Pod
 	specCancel context.CancelFunc
+	ahead      *aheadWindow
+	// recentlyPlaced holds the pods this scheduler placed last (up to
+	// maxRecentlyPlaced, oldest first in recentOrder): their binding
+	// reported leaves the window of placement ahead open.
+	recentlyPlaced map[string]bool
+	recentOrder    []string
 }
 
 // waitOrDefault applies the convention of Config's waits: 0 means def,
@@ -432,9 +445,18 @@ func (s *Scheduler) UpsertVolume(ctx context.Context, name, zone string) error {
 
 // UpsertPod adds or replaces a pod.
 func (s *Scheduler) UpsertPod(ctx context.Context, p Pod) error {
+	if s.deferAhead(&p) { // ahead.go
+		return nil
+	}
 	s.interruptSpeculation(&p) // speculate.go
+	at := time.Now()           // its arrival, for the burst linger: not when s.mu is free
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.upsertPodLocked(ctx, p, at)
+}
+
+// upsertPodLocked is UpsertPod of p, which arrived at at (s.mu held).
+func (s *Scheduler) upsertPodLocked(ctx context.Context, p Pod, at time.Time) error {
 	was := s.state.Pods[p.Name]
 	if was != nil {
 		p.created = was.created
@@ -478,7 +500,7 @@ func (s *Scheduler) UpsertPod(ctx context.Context, p Pod) error {
 		}
 	}
 	if p.NodeName == "" && p.Phase == PhasePending && s.ours(&p) {
-		s.lastPending = time.Now()
+		s.lastPending = at
 		if was == nil || was.NodeName != "" || was.Phase != PhasePending {
 			s.arrivals.add(s.lastPending)
 			s.noteArrival(&p)
@@ -1214,9 +1236,14 @@ func (s *Scheduler) apply(ctx context.Context, pods []*Pod, placed map[string]st
 	if err := s.exec(ctx, append(st, usageRefresh(touched...)...)); err != nil {
 		return nil, nil, err
 	}
+	var names []string
 	for _, b := range bs {
 		s.state.Pods[b.Pod].NodeName = b.Node
+		if !strings.HasPrefix(b.Pod, specPrefix) {
+			names = append(names, b.Pod)
+		}
 	}
+	s.notePlaced(names) // ahead.go
 	return bs, us, nil
 }
 

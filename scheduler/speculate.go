@@ -82,6 +82,9 @@ type SpeculationStats struct {
 	// Stale the speculations dropped before each pod they expected was
 	// placed from them (another write, a batch of other pods).
 	Used, Stale int
+	// Ahead counts the pods placed on arrival while an extension of a
+	// speculation was solved (PlaceAhead).
+	Ahead int
 }
 
 // SpeculationStats returns the counts of speculations so far.
@@ -163,7 +166,7 @@ func (s *Scheduler) speculationDue() bool {
 		return false
 	}
 	sp := s.spec
-	return sp == nil || sp.foreign || sp.arrived == len(sp.likes)
+	return sp == nil || sp.foreign || sp.arrived == len(sp.likes) || s.extensionDue()
 }
 
 // expected lists the pods a speculation of width n decides: the template,
@@ -204,6 +207,9 @@ func (s *Scheduler) speculate(ctx context.Context) error {
 		return nil // the loop has a batch to solve, or nothing to speculate on
 	}
 	defer func() { s.specTried = s.version }()
+	if s.extensionDue() {
+		return s.extend(ctx) // ahead.go
+	}
 	s.dropSpeculation()
 	exp := s.expected(s.width())
 	if len(exp) == 0 {
@@ -368,13 +374,18 @@ func (s *Scheduler) dropSpeculation() {
 func (s *Scheduler) interruptSpeculation(p *Pod) {
 	s.specMu.Lock()
 	defer s.specMu.Unlock()
-	if s.specCancel == nil || p.NodeName != "" {
+	if s.specCancel == nil {
+		return
+	}
+	if p.NodeName != "" {
+		s.boundUpdateAhead(p.Name) // ahead.go
 		return
 	}
 	n := normalizePod(*p)
 	if n.Phase != PhasePending {
 		return
 	}
+	s.closeAhead() // a pending pod not placed ahead: none is after it
 	for _, like := range s.specLikes {
 		if sameReplica(like, &n) {
 			return
@@ -391,6 +402,7 @@ func (s *Scheduler) interrupt() {
 	if s.specCancel != nil {
 		s.specCancel()
 	}
+	s.closeAhead() // ahead.go
 }
 
 // arrival returns which pod the speculation expects p is, a new pod

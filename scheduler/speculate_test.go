@@ -445,6 +445,7 @@ func TestWideSpeculationPlacesAsABatch(t *testing.T) {
 func TestSpeculationWidth(t *testing.T) {
 	ctx := context.Background()
 	s := afterFirstReplica(t, Config{}, Node{Name: "a", Zone: "z", CPU: 64000, Memory: 65536}, Node{Name: "b", Zone: "z", CPU: 64000, Memory: 65536})
+	s.extendOff = true // each speculation used up before the next (ahead_test.go extends them)
 	var widths []int
 	next := 1
 	arrive := func() {

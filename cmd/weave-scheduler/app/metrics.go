@@ -68,4 +68,6 @@ func (m *metrics) speculations(brain *scheduler.Scheduler) {
 	count("speculations_used_total", "Batches placed from a speculation.", func(s scheduler.SpeculationStats) int { return s.Used })
 	count("speculations_stale_total", "Speculations dropped: the state changed, or another pod came.", func(s scheduler.SpeculationStats) int { return s.Stale })
 	count("speculations_interrupted_total", "Speculations cut short by a pod's arrival.", func(s scheduler.SpeculationStats) int { return s.Interrupted })
+	count("pods_placed_ahead_total", "Pods placed on arrival while an extension of a speculation was solved.",
+		func(s scheduler.SpeculationStats) int { return s.Ahead })
 }

@@ -447,6 +447,9 @@ func (s *Server) podChanged(old, p *v1.Pod) {
 			return // a status change (our own condition patch): nothing to re-place
 		}
 		if sp, ok := s.pendingPodLocked(p); ok {
+			if old == nil && s.placeAheadLocked(p, sp) { // ahead.go
+				return
+			}
 			s.must("upsert pod", s.brain.UpsertPod(context.Background(), sp))
 		}
 		return

@@ -44,10 +44,17 @@ func checkStateDB(cfg Config) error {
 	return nil
 }
 
+// testHookBrainConfig, set by tests, adjusts the brain's configuration (a solver backend that takes its
+// time, to have pods arrive while it solves).
+var testHookBrainConfig func(*scheduler.Config)
+
 // openBrain starts the scheduler on its state database: in memory when cfg.StateDB is empty; otherwise in
 // the first schema StateSchema_i of the PostgreSQL database that no other replica holds (scheduler.New locks
 // it, empties it and recreates the tables). The returned function closes the database after the scheduler.
 func openBrain(cfg Config, sc scheduler.Config, log *slog.Logger) (*scheduler.Scheduler, func(), error) {
+	if testHookBrainConfig != nil {
+		testHookBrainConfig(&sc)
+	}
 	if cfg.StateDB == "" {
 		b, err := scheduler.New(sc)
 		return b, func() {}, err
