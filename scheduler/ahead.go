@@ -337,8 +337,9 @@ func (s *Scheduler) solveExtension(ctx, sctx context.Context, ext *extension) (g
 	}
 	sampleAt, stats := s.sampleAt, s.lastStats
 	s.rejected = map[string]string{}
+	s.speculating = true
 	got, err = s.place(sctx, ext.pods)
-	s.rejected = nil
+	s.rejected, s.speculating = nil, false
 	st = extensionStats{sampleAfter: s.sampleAt, stats: s.lastStats}
 	s.sampleAt, s.lastStats = sampleAt, stats
 	if err != nil || sctx.Err() != nil {

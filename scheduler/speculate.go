@@ -83,8 +83,9 @@ type SpeculationStats struct {
 	// placed from them (another write, a batch of other pods).
 	Used, Stale int
 	// Ahead counts the pods placed on arrival while an extension of a
-	// speculation was solved (PlaceAhead).
-	Ahead int
+	// speculation was solved (PlaceAhead); Folded the speculations
+	// decided with a batch, while the loop was busy (fold.go).
+	Ahead, Folded int
 }
 
 // SpeculationStats returns the counts of speculations so far.
@@ -268,8 +269,9 @@ func (s *Scheduler) speculate(ctx context.Context) error {
 	}
 	sampleAt, stats := s.sampleAt, s.lastStats
 	s.rejected = map[string]string{}
+	s.speculating = true
 	placed, err := s.place(sctx, pods)
-	s.rejected = nil
+	s.rejected, s.speculating = nil, false
 	sampleAfter, specStats := s.sampleAt, s.lastStats
 	s.sampleAt, s.lastStats = sampleAt, stats
 	if err == nil && sctx.Err() == nil {
@@ -476,6 +478,22 @@ func bindingReported(was, p *Pod) bool {
 		b.Labels = nil
 	}
 	return reflect.DeepEqual(a, b)
+}
+
+// decidedPending reports whether a pending pod arrived as the standing
+// speculation expected, so that the next batch places it from it (s.mu
+// held).
+func (s *Scheduler) decidedPending() bool {
+	sp := s.spec
+	if sp == nil || sp.foreign {
+		return false
+	}
+	for i, name := range sp.matched {
+		if p := s.state.Pods[name]; name != "" && sp.nodes[i] != "" && p != nil && p.NodeName == "" && p.Phase == PhasePending {
+			return true
+		}
+	}
+	return false
 }
 
 // useSpeculation places the pods of the batch q that arrived as the

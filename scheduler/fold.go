@@ -1,0 +1,116 @@
+package scheduler
+
+import (
+	"context"
+)
+
+// A speculation folded into a batch. A speculation starts only while the
+// loop is idle; pods of a new kind arriving at 100 a second keep it busy
+// (a solved batch of one pod takes 10–20 ms live, the next pod comes
+// 10 ms later), so none starts, every pod is solved in a batch of its own
+// and the queue grows (live: the first 36 pods of a run, up to 72 ms
+// each). So a batch solved while the pods expected next are not decided
+// is solved together with them: the batch's pods and the expected ones
+// are one model, the batch's pods are placed from it, and the expected
+// ones' nodes are a speculation standing on the state the batch leaves
+// (its own placements are the writes it expects). The pods that arrive
+// while it solves are then placed from it, and the loop has time to
+// speculate again.
+
+// foldDue reports whether the batch q is solved with the pods expected
+// after it (s.mu held): speculation on, the loop busy (a pod arrived while
+// the last batch was solved), a template, no speculation standing, room
+// in the batch, and q's pods speculable.
+func (s *Scheduler) foldDue(q []*Pod) bool {
+	if !s.cfg.Speculate || !s.queuedBehind || s.template == nil || s.spec != nil || len(q)+s.width() > s.cfg.BatchSize {
+		return false
+	}
+	for _, p := range q {
+		if !speculable(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// placeFolded places the batch q with the pods expected after it, and
+// leaves their nodes as the speculation (s.mu held).
+func (s *Scheduler) placeFolded(ctx context.Context, q []*Pod) ([]Binding, []Unschedulable, error) {
+	exp := s.expected(s.width())
+	var pods []*Pod
+	for i := range exp {
+		pods = append(pods, extensionPod(exp[i], specName(i), s.seq+1+int64(i))) // the arrivals they will have
+		if s.state.Pods[pods[i].Name] != nil {
+			return s.placeAlone(ctx, q) // a pod of that name (not from Kubernetes)
+		}
+	}
+	var st []stmt
+	for _, p := range pods {
+		matches, commit := s.matches.upsert(s.state, p)
+		st = append(append(st, writePod(p)...), matches...)
+		commit()
+		s.state.Pods[p.Name] = p
+	}
+	if err := s.exec(ctx, st); err != nil {
+		for i := len(pods) - 1; i >= 0; i-- {
+			_, release := s.matches.delete(pods[i].Name)
+			release()
+			delete(s.state.Pods, pods[i].Name)
+		}
+		return nil, nil, err
+	}
+	s.rejected = map[string]string{}
+	defer func() { s.rejected = nil }()
+	s.speculating = true
+	placed, err := s.place(ctx, append(append([]*Pod(nil), q...), pods...))
+	s.speculating = false
+	// A pod of q left out, or no solution: q is solved by itself, with
+	// the longer search.
+	alone := err != nil
+	for _, p := range q {
+		alone = alone || placed[p.Name] == ""
+	}
+	err = nil
+	var bs []Binding
+	var us []Unschedulable
+	if err == nil && !alone {
+		bs, us, err = s.apply(ctx, q, placed, nil)
+	}
+	if err == nil && !alone {
+		// Each expected pod placed after those before it, the batch's
+		// placed (speculate).
+		s.orderForArrival(pods, placed)
+	}
+	for _, p := range pods {
+		if derr := s.deletePodLocked(context.WithoutCancel(ctx), p.Name); derr != nil {
+			return nil, nil, s.firstErr(err, derr)
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if alone {
+		return s.placeAlone(ctx, q)
+	}
+	sp := &speculation{matched: make([]string, len(pods)), sampleAfter: s.sampleAt, stats: s.lastStats}
+	for _, p := range pods {
+		sp.likes = append(sp.likes, replicaOf(p))
+		sp.nodes = append(sp.nodes, placed[p.Name])
+	}
+	s.spec = sp // after its pods' deletion, which it expects
+	s.specTried = s.version
+	s.specCount.Solved++
+	s.specCount.Folded++
+	return bs, us, nil
+}
+
+// placeAlone places the batch q by itself (s.mu held).
+func (s *Scheduler) placeAlone(ctx context.Context, q []*Pod) ([]Binding, []Unschedulable, error) {
+	s.rejected = map[string]string{}
+	defer func() { s.rejected = nil }()
+	placed, err := s.place(ctx, q)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.apply(ctx, q, placed, nil)
+}

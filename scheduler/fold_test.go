@@ -1,0 +1,119 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/weavesql/weave/cp"
+)
+
+// gateBackend solves with the native engine; once armed, its next solve
+// signals entered and waits for release.
+type gateBackend struct {
+	armed   atomic.Bool
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (*gateBackend) Name() string { return "gate" }
+
+func (b *gateBackend) Solve(ctx context.Context, m *cp.Model, p cp.Params) (*cp.Response, error) {
+	if b.armed.CompareAndSwap(true, false) {
+		b.entered <- struct{}{}
+		<-b.release
+	}
+	return m.Solve(ctx, p)
+}
+
+// A pod that arrives while a batch is solved finds the loop busy: its
+// own batch is solved together with the pods expected after it, and the
+// next replica is placed from that speculation on arrival. Placements
+// pass the check, and the database holds them.
+func TestBusyBatchFoldsTheSpeculation(t *testing.T) {
+	ctx := context.Background()
+	gate := &gateBackend{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	s := newTest(t, Config{Speculate: true, Backend: gate})
+	for i := range 12 {
+		addNodes(t, s, Node{Name: fmt.Sprintf("n%02d", i), Zone: fmt.Sprintf("z%d", i%3), CPU: int64(2000 + 500*(i%4)), Memory: 8192})
+	}
+	s.specWidth = 2
+	addPods(t, s, specReplica("web", 0, 300))
+	schedule(t, s)
+	addPods(t, s, specReplica("web", 1, 300))
+	if s.SpeculationStats().Folded != 0 {
+		t.Fatalf("%+v: a batch folded with nothing arriving behind it", s.SpeculationStats())
+	}
+	// web-1's batch is solved; web-2 arrives meanwhile.
+	gate.armed.Store(true)
+	var wg sync.WaitGroup
+	var batchErr, upsertErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, _, batchErr = s.ScheduleBatch(ctx)
+	}()
+	<-gate.entered
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		upsertErr = s.UpsertPod(ctx, specReplica("web", 2, 300))
+	}()
+	time.Sleep(50 * time.Millisecond) // the upsert reads that a batch is being solved, then waits for it
+	close(gate.release)
+	wg.Wait()
+	if batchErr != nil || upsertErr != nil {
+		t.Fatal(batchErr, upsertErr)
+	}
+	if st := s.SpeculationStats(); st.Folded != 0 || st.Solved != 0 {
+		t.Fatalf("%+v: web-1's batch folded (nothing had arrived behind the one before)", st)
+	}
+	placed, _ := schedule(t, s)
+	if placed["web-2"] == "" {
+		t.Fatalf("web-2 not placed: %v", placed)
+	}
+	if st := s.SpeculationStats(); st.Folded != 1 || s.spec == nil || len(s.spec.likes) != 2 {
+		t.Fatalf("%+v, speculation %+v: want web-2's batch solved with the two pods expected after it", st, s.spec)
+	}
+	want := s.spec.nodes[0]
+	addPods(t, s, specReplica("web", 3, 300))
+	placed, _ = schedule(t, s)
+	if st := s.SpeculationStats(); st.Used != 1 || placed["web-3"] != want {
+		t.Fatalf("%+v: web-3 placed %v, want on %s from the folded speculation", st, placed, want)
+	}
+	assertConsistent(t, s)
+}
+
+// Pods a standing speculation decided are placed at once, even when they
+// reach the scheduler in a clump that looks like a burst: the burst
+// linger waits for pods to decide together, and theirs are decided.
+func TestDecidedPodsSkipTheBurstLinger(t *testing.T) {
+	s := newTest(t, Config{Speculate: true, BurstLinger: time.Second})
+	for i := range 6 {
+		addNodes(t, s, Node{Name: fmt.Sprintf("n%02d", i), Zone: fmt.Sprintf("z%d", i%3), CPU: 4000, Memory: 8192})
+	}
+	s.specWidth, s.specLimit = 4, 4
+	addPods(t, s, specReplica("web", 0, 300))
+	schedule(t, s)
+	if err := s.speculate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 4; i++ { // four arrivals within microseconds: a burst, by the linger's rule
+		addPods(t, s, specReplica("web", i, 300))
+	}
+	if !s.arrivals.bursting(time.Now()) {
+		t.Fatal("the arrivals do not look like a burst: the test tests nothing")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond) // the linger waits 30 ms at least
+	defer cancel()
+	if err := s.WaitBatch(ctx); err != nil {
+		t.Fatalf("WaitBatch: %v: the batch of decided pods waited for the linger", err)
+	}
+	placed, _ := schedule(t, s)
+	if st := s.SpeculationStats(); len(placed) != 4 || st.Used != 1 {
+		t.Fatalf("placed %v (%+v): want the four replicas from the speculation", placed, st)
+	}
+}
