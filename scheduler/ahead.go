@@ -39,11 +39,12 @@ func aheadName(i int) string { return fmt.Sprintf("%sahead%d", specPrefix, i) }
 // aheadWindow is the pods an extension under way places on arrival
 // (guarded by s.specMu).
 type aheadWindow struct {
-	likes    []Pod      // the expected pods, in order (replicaOf)
-	nodes    []string   // their nodes, every prefix checked
-	ready    bool       // likes and nodes are set: pods are placed ahead
-	served   []aheadPod // the pods placed so far, in order
-	reported []aheadPod // bindings reported meanwhile, applied after them (deferAhead)
+	likes    []Pod         // the expected pods, in order (replicaOf)
+	nodes    []string      // their nodes, every prefix checked
+	ready    bool          // likes and nodes are set: pods are placed ahead
+	readied  chan struct{} // closed once ready, or given up
+	served   []aheadPod    // the pods placed so far, in order
+	reported []aheadPod    // bindings reported meanwhile, applied after them (deferAhead)
 	closed   bool
 }
 
@@ -68,7 +69,14 @@ func (s *Scheduler) PlaceAhead(p Pod) (string, bool) {
 	s.specMu.Lock()
 	defer s.specMu.Unlock()
 	w := s.ahead
-	if w == nil || w.closed || p.NodeName != "" {
+	if w != nil && !w.closed && !w.ready {
+		// The extension is writing and checking the pods it expects,
+		// a few milliseconds: wait for it rather than for its solve.
+		s.specMu.Unlock()
+		<-w.readied
+		s.specMu.Lock()
+	}
+	if w == nil || w != s.ahead || w.closed || p.NodeName != "" {
 		return "", false
 	}
 	n := normalizePod(p)
@@ -202,7 +210,7 @@ func (s *Scheduler) extend(ctx context.Context) error {
 	sctx, cancel := context.WithCancel(ctx)
 	s.specMu.Lock()
 	s.specLikes, s.specCancel = append(slices.Clone(ext.likes), chain...), cancel
-	s.ahead = &aheadWindow{}
+	s.ahead = &aheadWindow{readied: make(chan struct{})}
 	s.specMu.Unlock()
 
 	got, stats, err := s.solveExtension(ctx, sctx, ext)
@@ -210,6 +218,9 @@ func (s *Scheduler) extend(ctx context.Context) error {
 	s.specMu.Lock()
 	served, reported := s.ahead.served, s.ahead.reported
 	interrupted := sctx.Err() != nil
+	if !s.ahead.ready {
+		close(s.ahead.readied) // given up before its solve
+	}
 	s.specLikes, s.specCancel, s.ahead = nil, nil, nil
 	s.specMu.Unlock()
 	cancel()
@@ -327,9 +338,13 @@ func (s *Scheduler) solveExtension(ctx, sctx context.Context, ext *extension) (g
 	if err := write(ext.pods); err != nil {
 		return nil, st, err
 	}
+	if s.beforeAheadReady != nil {
+		s.beforeAheadReady()
+	}
 	s.specMu.Lock()
 	if s.ahead != nil {
 		s.ahead.likes, s.ahead.nodes, s.ahead.ready = ext.likes, ext.nodes, true
+		close(s.ahead.readied)
 	}
 	s.specMu.Unlock()
 	if s.whileExtending != nil {

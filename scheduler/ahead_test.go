@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 )
 
 // aheadScheduler returns a scheduler of speculations of four web replicas
@@ -170,4 +171,38 @@ func TestPlaceAheadWindowCloses(t *testing.T) {
 			assertConsistent(t, s)
 		})
 	}
+}
+
+// A pod arriving while the extension still writes and checks the pods it
+// expects waits for that, a few milliseconds, and is then placed ahead,
+// rather than waiting for the whole solve.
+func TestPlaceAheadWaitsForTheWindow(t *testing.T) {
+	s, replica := aheadScheduler(t)
+	want := s.spec.nodes[2]
+	type answer struct {
+		node string
+		ok   bool
+	}
+	got := make(chan answer, 1)
+	s.beforeAheadReady = func() {
+		go func() {
+			n, ok := s.PlaceAhead(replica(3))
+			got <- answer{n, ok}
+		}()
+		select {
+		case a := <-got:
+			t.Errorf("PlaceAhead answered %+v before the window was ready", a)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if err := s.speculate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if a := <-got; !a.ok || a.node != want {
+		t.Fatalf("PlaceAhead answered %+v, want %s", a, want)
+	}
+	if p := s.State().Pods[replica(3).Name]; p == nil || p.NodeName != want {
+		t.Fatalf("%s in the state as %+v, want on %s", replica(3).Name, p, want)
+	}
+	assertConsistent(t, s)
 }

@@ -61,9 +61,9 @@ func (s *Scheduler) placeFolded(ctx context.Context, q []*Pod) ([]Binding, []Uns
 	}
 	s.rejected = map[string]string{}
 	defer func() { s.rejected = nil }()
-	s.speculating = true
+	s.speculating, s.folding = true, true
 	placed, err := s.place(ctx, append(append([]*Pod(nil), q...), pods...))
-	s.speculating = false
+	s.speculating, s.folding = false, false
 	// A pod of q left out, or no solution: q is solved by itself, with
 	// the longer search.
 	alone := err != nil

@@ -236,18 +236,20 @@ type Scheduler struct {
 	specLimit   int
 	expectWrite bool
 	specCount   SpeculationStats
-	// whileExtending runs while an extension solves (tests: arrivals
-	// meanwhile); extendOff turns extensions off (tests of plain
-	// speculations).
-	whileExtending func()
-	extendOff      bool
+	// whileExtending runs while an extension solves, beforeAheadReady
+	// before its window places pods (tests: arrivals meanwhile);
+	// extendOff turns extensions off (tests of plain speculations).
+	whileExtending   func()
+	beforeAheadReady func()
+	extendOff        bool
 	// Folding (fold.go): solving is set while SchedulePending solves a
 	// batch; queuedBehind records a pending pod arriving meanwhile.
 	solving      atomic.Bool
 	queuedBehind bool
 	// speculating is set while a solve decides pods expected, not
-	// arrived (speculate, extend, placeFolded).
-	speculating bool
+	// arrived (speculate, extend, placeFolded); folding while a batch is
+	// solved with them (placeFolded).
+	speculating, folding bool
 	// Table versions (versions.go): written holds the write count of
 	// each table's latest write, writtenAll that of the latest statement
 	// whose table was not recognised; tables lists the state tables.
@@ -717,15 +719,15 @@ func (s *Scheduler) place(ctx context.Context, q []*Pod) (map[string]string, err
 		// has room for (a full cluster, the case of preemption: every
 		// pod of a PreemptionBasic batch at 5,000 nodes was solved
 		// again over every node, 0.7 s a batch, to no effect).
-		// Nor the pods of a speculation (speculate.go): one the sample
-		// cannot take is solved when it arrives, and solving it over
-		// every node here held up the pods arriving meanwhile (live,
-		// nginx+redis at 100 pods/s: a batch folded with pods whose
-		// affinity no pod met yet took 150 ms).
+		// Nor, in a batch folded with the pods expected after it
+		// (fold.go), those: one the sample cannot take is solved when it
+		// arrives, and solving it over every node here held up the
+		// batch's own pods (live, nginx+redis at 100 pods/s: a folded
+		// batch with pods whose affinity no pod met yet took 150 ms).
 		var rest []*Pod
 		roomless := s.state.roomless(q, placed)
 		for _, p := range q {
-			if placed[p.Name] == "" && !roomless[p.Name] && !strings.HasPrefix(p.Name, specPrefix) {
+			if placed[p.Name] == "" && !roomless[p.Name] && !(s.folding && strings.HasPrefix(p.Name, specPrefix)) {
 				rest = append(rest, p)
 			}
 		}

@@ -38,7 +38,7 @@ func TestTinyRunIsWellFormed(t *testing.T) {
 		{"scale", []string{"workload", "nodes", "scheduler", "pods", "bound", "pods_per_s", "p5_ms", "p25_ms", "p50_ms", "p75_ms", "p95_ms", "p99_ms", "weave_batches", "weave_decide_p50_ms", "weave_decide_max_ms", "weave_variables_p50", "error"}, 12, 12},
 		{"ablation", []string{"batch", "pods_placed_before", "batch_size", "variant", "status", "placed", "objective", "variables", "constraints", "fetch_ms", "ground_ms", "solve_ms", "extract_ms", "total_ms", "error"}, 8, 8},
 		// latency: 1 run × 2 schedulers × 2 workloads × 3 rates, 2 apps × (3 + 3) pods each.
-		{"latency_runs", []string{"run", "scheduler", "workload", "rate", "pods", "bound", "p50_ms", "p90_ms", "p99_ms", "max_ms", "weave_batches", "weave_speculated_batches", "weave_batch_size_mean", "weave_decide_mean_ms", "weave_batch_total_mean_ms", "error"}, 12, 12},
+		{"latency_runs", []string{"run", "scheduler", "workload", "rate", "pods", "bound", "p50_ms", "p90_ms", "p99_ms", "max_ms", "weave_batches", "weave_speculated_batches", "weave_placed_ahead", "weave_batch_size_mean", "weave_decide_mean_ms", "weave_batch_total_mean_ms", "error"}, 12, 12},
 		{"latency_pods", []string{"run", "scheduler", "workload", "rate", "latency_ms"}, 144, 144},
 		// gang: 1 seed × 2 schedulers; the stranding case, 2 schedulers.
 		{"gang", []string{"seed", "scheduler", "jobs", "complete", "partial", "topology_violations", "gpus_complete", "capacity", "demand", "idle", "share_of_capacity", "last_decision_s"}, 2, 2},

@@ -69,6 +69,7 @@ type latencyRun struct {
 type batchStats struct {
 	n          int     // batches
 	speculated int     // of which placed from a speculation (--speculate): no solve of their own
+	ahead      int     // pods placed on arrival while an extension of a speculation solved: no batch
 	pods       float64 // pods in them
 	decide     float64 // ms, fetch + ground + solve + extract + verify, of the batches that solved
 	total      float64 // ms, the whole batch (solve, re-check, queueing the bindings, triage)
@@ -81,7 +82,8 @@ func batchDelta(before, after promText) batchStats {
 		decide += d(fmt.Sprintf(phaseSum, ph))
 	}
 	return batchStats{n: int(d("weave_scheduler_batch_size_count")), speculated: int(d("weave_scheduler_speculations_used_total")),
-		pods: d("weave_scheduler_batch_size_sum"), decide: decide * 1000, total: d(fmt.Sprintf(phaseSum, "total")) * 1000}
+		ahead: int(d("weave_scheduler_pods_placed_ahead_total")),
+		pods:  d("weave_scheduler_batch_size_sum"), decide: decide * 1000, total: d(fmt.Sprintf(phaseSum, "total")) * 1000}
 }
 
 func (b batchStats) meanSize() float64 {
@@ -333,7 +335,7 @@ func rateLatencyReport(r *Runner, s *Section, results []latencyRun, runs int) er
 			}
 		}
 		rows = append(rows, []string{itoa(res.run), res.scheduler, res.workload, res.rate.name, itoa(res.pods), itoa(len(res.lat)),
-			f1(p[0]), f1(p[1]), f1(p[2]), f1(percentile(res.lat, 100)), itoa(bs.n), itoa(bs.speculated), f1(bs.meanSize()), f1(bs.meanDecide()), f1(bs.meanTotal()), errText})
+			f1(p[0]), f1(p[1]), f1(p[2]), f1(percentile(res.lat, 100)), itoa(bs.n), itoa(bs.speculated), itoa(bs.ahead), f1(bs.meanSize()), f1(bs.meanDecide()), f1(bs.meanTotal()), errText})
 		sorted := append([]float64(nil), res.lat...)
 		sort.Float64s(sorted)
 		for _, l := range sorted {
@@ -341,7 +343,7 @@ func rateLatencyReport(r *Runner, s *Section, results []latencyRun, runs int) er
 		}
 	}
 	if err := r.writeCSV(s, "latency_runs", []string{"run", "scheduler", "workload", "rate", "pods", "bound", "p50_ms", "p90_ms", "p99_ms", "max_ms",
-		"weave_batches", "weave_speculated_batches", "weave_batch_size_mean", "weave_decide_mean_ms", "weave_batch_total_mean_ms", "error"}, rows); err != nil {
+		"weave_batches", "weave_speculated_batches", "weave_placed_ahead", "weave_batch_size_mean", "weave_decide_mean_ms", "weave_batch_total_mean_ms", "error"}, rows); err != nil {
 		return err
 	}
 	if err := r.writeCSV(s, "latency_pods", []string{"run", "scheduler", "workload", "rate", "latency_ms"}, podRows); err != nil {
