@@ -117,3 +117,27 @@ func TestDecidedPodsSkipTheBurstLinger(t *testing.T) {
 		t.Fatalf("placed %v (%+v): want the four replicas from the speculation", placed, st)
 	}
 }
+
+// Only a batch of a few pods folds: a burst's batches of tens are
+// gathered by the burst linger, and the expected pods only slowed them.
+func TestOnlySmallBatchesFold(t *testing.T) {
+	s := newTest(t, Config{Speculate: true})
+	addNodes(t, s, Node{Name: "a", Zone: "z", CPU: 64000, Memory: 65536})
+	var q []*Pod
+	for i := range maxFoldedBatch + 1 {
+		p := specReplica("web", i, 100)
+		addPods(t, s, p)
+		q = append(q, s.state.Pods[p.Name])
+	}
+	s.queuedBehind = true
+	if !s.foldDue(q[:1]) || !s.foldDue(q[:maxFoldedBatch]) {
+		t.Fatalf("a batch of 1 or %d pods does not fold", maxFoldedBatch)
+	}
+	if s.foldDue(q) {
+		t.Fatalf("a batch of %d pods folds", len(q))
+	}
+	s.queuedBehind = false
+	if s.foldDue(q[:1]) {
+		t.Fatal("a batch folds with no pod queued behind the last one")
+	}
+}
