@@ -274,8 +274,8 @@ type extensionStats struct {
 	stats       weave.Stats
 }
 
-// extensionPod is a pod like t named name, pending, with the arrival
-// created.
+// extensionPod is a pod like t, an expected pod, named name, pending,
+// with the arrival created (speculate, extend, placeFolded).
 func extensionPod(t Pod, name string, created int64) *Pod {
 	if t.Group == t.Name {
 		t.Group = name
@@ -304,19 +304,7 @@ func (s *Scheduler) solveExtension(ctx, sctx context.Context, ext *extension) (g
 		}
 	}()
 	write := func(ps []*Pod) error {
-		var stmts []stmt
-		for _, p := range ps {
-			matches, commit := s.matches.upsert(s.state, p)
-			stmts = append(append(stmts, writePod(p)...), matches...)
-			commit()
-			s.state.Pods[p.Name] = p
-		}
-		if err := s.exec(ctx, stmts); err != nil {
-			for i := len(ps) - 1; i >= 0; i-- {
-				_, release := s.matches.delete(ps[i].Name)
-				release()
-				delete(s.state.Pods, ps[i].Name)
-			}
+		if err := s.writeExpected(ctx, ps); err != nil {
 			return err
 		}
 		written = append(written, ps...)

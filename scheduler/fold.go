@@ -51,19 +51,7 @@ func (s *Scheduler) placeFolded(ctx context.Context, q []*Pod) ([]Binding, []Uns
 			return s.placeAlone(ctx, q) // a pod of that name (not from Kubernetes)
 		}
 	}
-	var st []stmt
-	for _, p := range pods {
-		matches, commit := s.matches.upsert(s.state, p)
-		st = append(append(st, writePod(p)...), matches...)
-		commit()
-		s.state.Pods[p.Name] = p
-	}
-	if err := s.exec(ctx, st); err != nil {
-		for i := len(pods) - 1; i >= 0; i-- {
-			_, release := s.matches.delete(pods[i].Name)
-			release()
-			delete(s.state.Pods, pods[i].Name)
-		}
+	if err := s.writeExpected(ctx, pods); err != nil {
 		return nil, nil, err
 	}
 	s.rejected = map[string]string{}

@@ -218,19 +218,12 @@ func (s *Scheduler) speculate(ctx context.Context) error {
 	}
 	pods := make([]*Pod, len(exp))
 	likes := make([]Pod, len(exp))
-	var st []stmt
 	for i := range exp {
-		t := exp[i]
-		name := specName(i)
-		if s.state.Pods[name] != nil {
+		if s.state.Pods[specName(i)] != nil {
 			return nil // a pod of that name (not from Kubernetes): no speculation
 		}
-		if t.Group == t.Name {
-			t.Group = name
-		}
-		t.Name, t.NodeName, t.Phase, t.created = name, "", PhasePending, s.seq+1+int64(i) // the arrivals the pods will have
-		likes[i] = replicaOf(&t)
-		pods[i] = &t
+		pods[i] = extensionPod(exp[i], specName(i), s.seq+1+int64(i)) // the arrivals the pods will have
+		likes[i] = replicaOf(pods[i])
 	}
 	// Pods expected after these do not interrupt it either: at 100 pods
 	// a second the next ones arrive while it is solved.
@@ -248,23 +241,7 @@ func (s *Scheduler) speculate(ctx context.Context) error {
 		s.specMu.Unlock()
 		cancel()
 	}()
-	// Each pod's selector rows are worked out with the ones before it in
-	// the index and the state, as their arrivals one by one would be: a
-	// selector new to the index is added once, with the pods before it
-	// among its members. The database takes them all in one write; if
-	// it fails, the index and the state let go of them again.
-	for _, p := range pods {
-		matches, commit := s.matches.upsert(s.state, p)
-		st = append(append(st, writePod(p)...), matches...)
-		commit()
-		s.state.Pods[p.Name] = p
-	}
-	if err := s.exec(ctx, st); err != nil {
-		for i := len(pods) - 1; i >= 0; i-- {
-			_, release := s.matches.delete(pods[i].Name)
-			release()
-			delete(s.state.Pods, pods[i].Name)
-		}
+	if err := s.writeExpected(ctx, pods); err != nil {
 		return err
 	}
 	sampleAt, stats := s.sampleAt, s.lastStats
@@ -297,6 +274,31 @@ func (s *Scheduler) speculate(ctx context.Context) error {
 		sp.nodes = append(sp.nodes, placed[p.Name])
 	}
 	s.spec = sp
+	return nil
+}
+
+// writeExpected writes pods, copies of expected pods, to the state and
+// its database (s.mu held). Each pod's selector rows are worked out with
+// the ones before it in the index and the state, as their arrivals one by
+// one would be: a selector new to the index is added once, with the pods
+// before it among its members. The database takes them all in one write;
+// if it fails, the index and the state let go of them again.
+func (s *Scheduler) writeExpected(ctx context.Context, pods []*Pod) error {
+	var st []stmt
+	for _, p := range pods {
+		matches, commit := s.matches.upsert(s.state, p)
+		st = append(append(st, writePod(p)...), matches...)
+		commit()
+		s.state.Pods[p.Name] = p
+	}
+	if err := s.exec(ctx, st); err != nil {
+		for i := len(pods) - 1; i >= 0; i-- {
+			_, release := s.matches.delete(pods[i].Name)
+			release()
+			delete(s.state.Pods, pods[i].Name)
+		}
+		return err
+	}
 	return nil
 }
 

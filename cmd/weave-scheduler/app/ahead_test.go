@@ -29,13 +29,13 @@ func (b slowBackend) Solve(ctx context.Context, m *cp.Model, p cp.Params) (*cp.R
 	return m.Solve(ctx, p)
 }
 
-// Replicas created 10 ms apart, each kept off the others' nodes (required anti-affinity on the hostname):
-// the scheduler's speculations grow to 16 and are extended while pods keep arriving; once each solve outlasts
-// the time between two pods, pods arrive while an extension solves and are bound straight from its window
-// (pods_placed_ahead_total). Every replica is bound, each on a node of its own: a pod placed ahead on a node a
-// pod already took would break the anti-affinity.
+// Replicas created one after another, each once the one before is bound, and kept off each other's nodes
+// (required anti-affinity on the hostname): the scheduler's speculations grow to 16 and are extended while
+// the loop is idle; once each solve outlasts the time a replica takes to arrive, replicas arrive while an
+// extension solves and are bound straight from its window (pods_placed_ahead_total). Every replica is bound,
+// each on a node of its own: a pod placed ahead on a node a pod already took would break the anti-affinity.
 func TestPlaceAheadBindsOnArrival(t *testing.T) {
-	const nodes, replicas = 130, 120
+	const nodes, replicas = 80, 72
 	var pause atomic.Int64
 	testHookBrainConfig = func(c *scheduler.Config) { c.Backend = slowBackend{&pause} }
 	t.Cleanup(func() { testHookBrainConfig = nil })
@@ -51,29 +51,31 @@ func TestPlaceAheadBindsOnArrival(t *testing.T) {
 	}
 	s := startFake(t, f, func(c *Config) { c.BatchWait = -1 })
 	app := map[string]string{"app": "web"}
+	bound := func(name string) bool { return f.pod(t, "w", name).Spec.NodeName != "" }
 	for i := range replicas {
-		p := testPod(fmt.Sprintf("web-%02d", i), "100m", 0, "")
+		name := fmt.Sprintf("web-%02d", i)
+		p := testPod(name, "100m", 0, "")
 		p.Labels = app
 		p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{
 			{LabelSelector: &metav1.LabelSelector{MatchLabels: app}, TopologyKey: v1.LabelHostname}}}}
 		if _, err := f.CoreV1().Pods("w").Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(10 * time.Millisecond)
+		// The next replica comes once this one is bound: the scheduler's loop is then idle, and it
+		// speculates, or extends the speculation that stands, while that replica arrives.
+		deadline := time.Now().Add(30 * time.Second)
+		for !bound(name) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s not bound in 30 s", name)
+			}
+			time.Sleep(time.Millisecond)
+		}
 		if i == 24 {
 			// Speculations of 16 stand by now: from here each solve, an extension's among them, outlasts the
-			// time between two pods.
+			// time the next replica takes to arrive.
 			pause.Store(int64(25 * time.Millisecond))
 		}
 	}
-	eventually(t, "every replica bound", 60*time.Second, func() bool {
-		for i := range replicas {
-			if f.pod(t, "w", fmt.Sprintf("web-%02d", i)).Spec.NodeName == "" {
-				return false
-			}
-		}
-		return true
-	})
 	on := map[string]string{}
 	for i := range replicas {
 		name := fmt.Sprintf("web-%02d", i)
