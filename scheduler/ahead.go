@@ -27,7 +27,7 @@ import (
 // The window closes — and every later pod waits for the solve, as before —
 // at the first pending pod that is not the next expected one, any node or
 // pod deletion or node write (interrupt), and any update of a bound pod
-// other than one placed here or recently by this scheduler (boundUpdateAhead).
+// other than one placed here or recently by this scheduler (deferAhead).
 // A pod placed ahead is decided on the state as the extension found it; a
 // write queued behind the solve is applied after it, as it would be after a
 // batch decided on that state (kube-scheduler's scheduling cycle decides on
@@ -81,12 +81,17 @@ func (s *Scheduler) PlaceAhead(p Pod) (string, bool) {
 	}
 	n := normalizePod(p)
 	i := len(w.served)
-	if !w.ready || i >= len(w.likes) || !s.ours(&n) || !sameReplica(w.likes[i], &n) || slices.ContainsFunc(w.served, func(a aheadPod) bool { return a.pod.Name == n.Name }) {
+	if !w.ready || i >= len(w.likes) || !s.ours(&n) || !sameReplica(w.likes[i], &n) || w.has(n.Name) {
 		w.closed = true // a pending pod not placed ahead: none is after it
 		return "", false
 	}
 	w.served = append(w.served, aheadPod{pod: n, node: w.nodes[i], at: time.Now()})
 	return w.nodes[i], true
+}
+
+// has reports whether a pod named name was placed ahead in the window.
+func (w *aheadWindow) has(name string) bool {
+	return slices.ContainsFunc(w.served, func(a aheadPod) bool { return a.pod.Name == name })
 }
 
 // closeAhead closes the window of the extension under way (s.specMu
@@ -101,7 +106,8 @@ func (s *Scheduler) closeAhead() {
 // extension under way when the window is open and p is a bound pod
 // placed ahead in it or recently by this scheduler: its binding
 // reported, which would wait for the solve, and the informer's events
-// behind it (the next pods' arrivals) with it (s.specMu not held).
+// behind it (the next pods' arrivals) with it (s.specMu not held). Any
+// other bound pod's update closes the window (interruptSpeculation).
 func (s *Scheduler) deferAhead(p *Pod) bool {
 	s.specMu.Lock()
 	defer s.specMu.Unlock()
@@ -109,24 +115,11 @@ func (s *Scheduler) deferAhead(p *Pod) bool {
 	if w == nil || w.closed || p.NodeName == "" {
 		return false
 	}
-	if !s.recentlyPlaced[p.Name] && !slices.ContainsFunc(w.served, func(a aheadPod) bool { return a.pod.Name == p.Name }) {
+	if !s.recentlyPlaced[p.Name] && !w.has(p.Name) {
 		return false
 	}
 	w.reported = append(w.reported, aheadPod{pod: *p, at: time.Now()})
 	return true
-}
-
-// boundUpdateAhead closes the window for the update of the bound pod
-// named name, unless the pod was placed ahead in it or recently by this
-// scheduler: such an update is its binding reported (s.specMu held).
-func (s *Scheduler) boundUpdateAhead(name string) {
-	w := s.ahead
-	if w == nil || s.recentlyPlaced[name] {
-		return
-	}
-	if !slices.ContainsFunc(w.served, func(a aheadPod) bool { return a.pod.Name == name }) {
-		w.closed = true
-	}
 }
 
 // notePlaced records pods this scheduler placed, whose binding will be
@@ -184,27 +177,25 @@ func (s *Scheduler) extend(ctx context.Context) error {
 		}
 	}
 	last := sp.likes[len(sp.likes)-1]
-	exp := s.expectedAfter(last, s.width())
+	after := s.successorOf(&last)
+	exp := s.chain(after, s.width())
 	if len(left) == 0 || len(exp) == 0 {
 		return nil
 	}
-	ext := &extension{left: left}
-	for k, i := range left {
+	ext := &extension{}
+	for _, i := range left {
 		ext.likes = append(ext.likes, sp.likes[i])
 		ext.nodes = append(ext.nodes, sp.nodes[i])
-		ext.ahead = append(ext.ahead, extensionPod(sp.likes[i], aheadName(k), s.seq+1+int64(k)))
 	}
-	for i := range exp {
-		ext.pods = append(ext.pods, extensionPod(exp[i], specName(i), s.seq+1+int64(len(left)+i)))
-	}
-	for _, p := range append(slices.Clone(ext.ahead), ext.pods...) {
-		if s.state.Pods[p.Name] != nil {
-			return nil // a pod of that name (not from Kubernetes)
-		}
+	var ok1, ok2 bool
+	ext.ahead, ok1 = s.expectedPods(ext.likes, aheadName, s.seq+1)
+	ext.pods, ok2 = s.expectedPods(exp, specName, s.seq+1+int64(len(left)))
+	if !ok1 || !ok2 {
+		return nil
 	}
 	// Pods expected after these do not interrupt it (speculate).
 	var chain []Pod
-	for _, p := range s.expectedAfter(last, min(2*len(exp)+2, 2*maxSpecWidth)) {
+	for _, p := range s.chain(after, min(2*len(exp)+2, 2*maxSpecWidth)) {
 		chain = append(chain, replicaOf(&p))
 	}
 	sctx, cancel := context.WithCancel(ctx)
@@ -244,11 +235,11 @@ func (s *Scheduler) extend(ctx context.Context) error {
 		s.specWidth = min(2*max(s.specWidth, 1), s.specMaxWidth())
 	}
 	if aerr := s.applyAhead(ctx, served); aerr != nil {
-		return s.firstErr(err, aerr)
+		return firstErr(err, aerr)
 	}
 	for _, p := range reported {
 		if uerr := s.upsertPodLocked(context.WithoutCancel(ctx), p.pod, p.at); uerr != nil {
-			return s.firstErr(err, uerr)
+			return firstErr(err, uerr)
 		}
 	}
 	if err == nil && interrupted {
@@ -258,10 +249,9 @@ func (s *Scheduler) extend(ctx context.Context) error {
 }
 
 // extension is the work of one extension: the pods of the speculation
-// still expected (their indices, likes and nodes), as pods placed
-// ahead, and the pods expected after them, to solve.
+// still expected (their likes and nodes), as pods placed ahead, and the
+// pods expected after them, to solve.
 type extension struct {
-	left        []int
 	likes       []Pod
 	nodes       []string
 	ahead, pods []*Pod
@@ -274,14 +264,24 @@ type extensionStats struct {
 	stats       weave.Stats
 }
 
-// extensionPod is a pod like t, an expected pod, named name, pending,
-// with the arrival created (speculate, extend, placeFolded).
-func extensionPod(t Pod, name string, created int64) *Pod {
-	if t.Group == t.Name {
-		t.Group = name
+// expectedPods are copies of the expected pods exp, the i-th named
+// name(i), pending, with the arrivals from on they will have (speculate,
+// extend, placeFolded); false when a pod of such a name is in the state
+// (not from Kubernetes).
+func (s *Scheduler) expectedPods(exp []Pod, name func(int) string, from int64) ([]*Pod, bool) {
+	pods := make([]*Pod, len(exp))
+	for i, t := range exp {
+		n := name(i)
+		if s.state.Pods[n] != nil {
+			return nil, false
+		}
+		if t.Group == t.Name {
+			t.Group = n
+		}
+		t.Name, t.NodeName, t.Phase, t.created = n, "", PhasePending, from+int64(i)
+		pods[i] = &t
 	}
-	t.Name, t.NodeName, t.Phase, t.created = name, "", PhasePending, created
-	return &t
+	return pods, true
 }
 
 // solveExtension writes ext's pods still expected, checks every prefix of
@@ -353,7 +353,7 @@ func (s *Scheduler) solveExtension(ctx, sctx context.Context, ext *extension) (g
 }
 
 // firstErr returns a, or b when a is nil.
-func (s *Scheduler) firstErr(a, b error) error {
+func firstErr(a, b error) error {
 	if a != nil {
 		return a
 	}
@@ -393,21 +393,4 @@ func (s *Scheduler) applyAhead(ctx context.Context, served []aheadPod) error {
 		}
 	}
 	return nil
-}
-
-// expectedAfter lists n pods expected after a pod like last: the pod that
-// followed one like it (or it again), and so on (s.mu held).
-func (s *Scheduler) expectedAfter(last Pod, n int) []Pod {
-	p := &last
-	if next := s.successor[replicaKey(p)]; next != nil {
-		p = next
-	}
-	out := make([]Pod, 0, n)
-	for len(out) < n && p != nil && speculable(p) {
-		out = append(out, *p)
-		if next := s.successor[replicaKey(p)]; next != nil {
-			p = next
-		}
-	}
-	return out
 }

@@ -122,22 +122,24 @@ func TestPlaceAheadWindowCloses(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {
 		name   string
-		before func(s *Scheduler, replica func(int) Pod)
+		before func(t *testing.T, s *Scheduler, replica func(int) Pod)
 		placed int // of web-d, web-e
 	}{
-		{"another pod pending", func(s *Scheduler, _ func(int) Pod) {
+		{"another pod pending", func(_ *testing.T, s *Scheduler, _ func(int) Pod) {
 			s.PlaceAhead(Pod{Name: "other", CPU: 100, Memory: 100})
 		}, 0},
-		{"a write interrupts", func(s *Scheduler, _ func(int) Pod) { s.interrupt() }, 0},
-		{"a binding of this scheduler reported", func(s *Scheduler, replica func(int) Pod) {
+		{"a write interrupts", func(_ *testing.T, s *Scheduler, _ func(int) Pod) { s.interrupt() }, 0},
+		{"a binding of this scheduler reported", func(t *testing.T, s *Scheduler, replica func(int) Pod) {
 			p := replica(1)
 			p.NodeName = s.state.Pods[p.Name].NodeName
-			s.interruptSpeculation(&p)
+			if err := s.UpsertPod(context.Background(), p); err != nil { // taken by the window: no wait for the lock
+				t.Error(err)
+			}
 		}, 2},
-		{"another bound pod's update", func(s *Scheduler, _ func(int) Pod) {
+		{"another bound pod's update", func(_ *testing.T, s *Scheduler, _ func(int) Pod) {
 			s.interruptSpeculation(&Pod{Name: "elsewhere", NodeName: "n01", CPU: 100, Memory: 100})
 		}, 0},
-		{"a pod the extension expects, pending", func(s *Scheduler, replica func(int) Pod) {
+		{"a pod the extension expects, pending", func(_ *testing.T, s *Scheduler, replica func(int) Pod) {
 			p := replica(6)
 			s.interruptSpeculation(&p) // upserted as pending: not placed ahead
 		}, 0},
@@ -147,7 +149,7 @@ func TestPlaceAheadWindowCloses(t *testing.T) {
 			s, replica := aheadScheduler(t)
 			var got int
 			s.whileExtending = func() {
-				c.before(s, replica)
+				c.before(t, s, replica)
 				for i := 3; i <= 4; i++ {
 					if _, ok := s.PlaceAhead(replica(i)); ok {
 						got++

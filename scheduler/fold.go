@@ -43,13 +43,9 @@ func (s *Scheduler) foldDue(q []*Pod) bool {
 // placeFolded places the batch q with the pods expected after it, and
 // leaves their nodes as the speculation (s.mu held).
 func (s *Scheduler) placeFolded(ctx context.Context, q []*Pod) ([]Binding, []Unschedulable, error) {
-	exp := s.expected(s.width())
-	var pods []*Pod
-	for i := range exp {
-		pods = append(pods, extensionPod(exp[i], specName(i), s.seq+1+int64(i))) // the arrivals they will have
-		if s.state.Pods[pods[i].Name] != nil {
-			return s.placeAlone(ctx, q) // a pod of that name (not from Kubernetes)
-		}
+	pods, ok := s.expectedPods(s.expected(s.width()), specName, s.seq+1)
+	if !ok {
+		return s.placeAlone(ctx, q)
 	}
 	if err := s.writeExpected(ctx, pods); err != nil {
 		return nil, nil, err
@@ -57,28 +53,27 @@ func (s *Scheduler) placeFolded(ctx context.Context, q []*Pod) ([]Binding, []Uns
 	s.rejected = map[string]string{}
 	defer func() { s.rejected = nil }()
 	s.speculating, s.folding = true, true
-	placed, err := s.place(ctx, append(append([]*Pod(nil), q...), pods...))
+	placed, perr := s.place(ctx, append(append([]*Pod(nil), q...), pods...))
 	s.speculating, s.folding = false, false
 	// A pod of q left out, or no solution: q is solved by itself, with
 	// the longer search.
-	alone := err != nil
+	alone := perr != nil
 	for _, p := range q {
 		alone = alone || placed[p.Name] == ""
 	}
-	err = nil
 	var bs []Binding
 	var us []Unschedulable
-	if err == nil && !alone {
-		bs, us, err = s.apply(ctx, q, placed, nil)
-	}
-	if err == nil && !alone {
-		// Each expected pod placed after those before it, the batch's
-		// placed (speculate).
-		s.orderForArrival(pods, placed)
+	var err error
+	if !alone {
+		if bs, us, err = s.apply(ctx, q, placed, nil); err == nil {
+			// Each expected pod placed after those before it, the
+			// batch's placed (speculate).
+			s.orderForArrival(pods, placed)
+		}
 	}
 	for _, p := range pods {
 		if derr := s.deletePodLocked(context.WithoutCancel(ctx), p.Name); derr != nil {
-			return nil, nil, s.firstErr(err, derr)
+			return nil, nil, firstErr(err, derr)
 		}
 	}
 	if err != nil {

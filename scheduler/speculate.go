@@ -173,14 +173,24 @@ func (s *Scheduler) speculationDue() bool {
 // expected lists the pods a speculation of width n decides: the template,
 // then each time the pod that followed one like the last (or the last
 // again), as noteArrival learned them (s.mu held).
-func (s *Scheduler) expected(n int) []Pod {
+func (s *Scheduler) expected(n int) []Pod { return s.chain(s.template, n) }
+
+// successorOf is the pod that followed one like p last time, or p (s.mu
+// held).
+func (s *Scheduler) successorOf(p *Pod) *Pod {
+	if next := s.successor[replicaKey(p)]; next != nil {
+		return next
+	}
+	return p
+}
+
+// chain lists n pods expected from p on: p, then the pod that followed
+// one like the last (or the last again), and so on (s.mu held).
+func (s *Scheduler) chain(p *Pod, n int) []Pod {
 	out := make([]Pod, 0, n)
-	p := s.template
 	for len(out) < n && p != nil && speculable(p) {
 		out = append(out, *p)
-		if next := s.successor[replicaKey(p)]; next != nil {
-			p = next
-		}
+		p = s.successorOf(p)
 	}
 	return out
 }
@@ -216,14 +226,13 @@ func (s *Scheduler) speculate(ctx context.Context) error {
 	if len(exp) == 0 {
 		return nil
 	}
-	pods := make([]*Pod, len(exp))
+	pods, ok := s.expectedPods(exp, specName, s.seq+1)
+	if !ok {
+		return nil // no speculation
+	}
 	likes := make([]Pod, len(exp))
-	for i := range exp {
-		if s.state.Pods[specName(i)] != nil {
-			return nil // a pod of that name (not from Kubernetes): no speculation
-		}
-		pods[i] = extensionPod(exp[i], specName(i), s.seq+1+int64(i)) // the arrivals the pods will have
-		likes[i] = replicaOf(pods[i])
+	for i, p := range pods {
+		likes[i] = replicaOf(p)
 	}
 	// Pods expected after these do not interrupt it either: at 100 pods
 	// a second the next ones arrive while it is solved.
@@ -382,7 +391,7 @@ func (s *Scheduler) interruptSpeculation(p *Pod) {
 		return
 	}
 	if p.NodeName != "" {
-		s.boundUpdateAhead(p.Name) // ahead.go
+		s.closeAhead() // not a binding deferAhead took (ahead.go)
 		return
 	}
 	n := normalizePod(*p)
