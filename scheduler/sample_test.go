@@ -215,21 +215,27 @@ func TestDefaultNodeSampleIsKubeSchedulers(t *testing.T) {
 			t.Errorf("DefaultNodeSample(%d) = %d, want %d", c.nodes, got, c.want)
 		}
 	}
-	// NodeSample 0 samples by that rule: 230 of 500 nodes.
+	// NodeSample 0 samples by that rule: 230 of 500 nodes for a batch of
+	// three pods or more; 100 nodes a pod for one or two.
 	s := newTest(t, Config{BatchSize: 4})
 	for i := 0; i < 500; i++ {
 		addNodes(t, s, Node{Name: fmt.Sprintf("n%03d", i), CPU: 4000, Memory: 8000})
 	}
-	a := s.nextArc(nil)
-	in := 0
-	for name := range s.state.Nodes {
-		k := sampleKey(name)
-		if a.lo <= k && k < a.hi {
-			in++
+	for _, c := range []struct{ pods, want int }{{3, 230}, {1, 100}, {2, 200}, {4, 230}} {
+		var batch []*Pod
+		for i := range c.pods {
+			batch = append(batch, &Pod{Name: fmt.Sprintf("p%d", i), CPU: 100, Memory: 100})
 		}
-	}
-	if a.whole() || in < 180 || in > 280 {
-		t.Errorf("arc %v holds %d of 500 nodes, want about 230", a, in)
+		a := s.nextArc(batch)
+		in := 0
+		for name := range s.state.Nodes {
+			if a.holds(sampleKey(name)) {
+				in++
+			}
+		}
+		if a.whole() || in < c.want*4/5 || in > c.want*6/5 {
+			t.Errorf("a batch of %d pods: arc %v holds %d of 500 nodes, want about %d", c.pods, a, in, c.want)
+		}
 	}
 }
 

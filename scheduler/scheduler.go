@@ -157,7 +157,8 @@ type Config struct {
 	// take are solved again over every node before they are called
 	// unschedulable. 0 takes kube-scheduler's adaptive share
 	// (DefaultNodeSample: every node up to 100, 230 of 500, 500 of
-	// 5,000); negative considers every node. Preemption plans consider
+	// 5,000), but at most 100 nodes per pod of the batch; negative
+	// considers every node. Preemption plans consider
 	// every node.
 	NodeSample int
 	// GangReserveAfter is the fairness bound for PodGroups (fairness.go):

@@ -61,7 +61,7 @@ type Config struct {
 	PreemptionUnplacedImprovementTimeout time.Duration `json:"preemptionUnplacedImprovementTimeout,omitempty"`
 	// NodeSample is the most nodes a placement batch considers on a larger
 	// cluster (scheduler.Config.NodeSample; 0: kube-scheduler's adaptive
-	// share, scheduler.DefaultNodeSample; negative: every node).
+	// share, scheduler.DefaultNodeSample, at most 100 nodes per pod of a batch; negative: every node).
 	NodeSample int `json:"nodeSample,omitempty"`
 	// GangReserveAfter is the PodGroup fairness bound (scheduler.Config.GangReserveAfter): a PodGroup
 	// ready for longer than this without being admitted holds back the pods and groups of its priority or
@@ -158,7 +158,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.Int64Var(&c.SolverGapLimit, "solver-gap-limit", cfg.SolverGapLimit, "end a placement solve once it is proven within this many objective units of the best (0: 50; negative: off)")
 	fs.DurationVar(&c.PreemptionImprovementTimeout, "preemption-improvement-timeout", cfg.PreemptionImprovementTimeout, "end a preemption plan's solve once it has not improved for this long (0: 50ms; negative: run to --solver-timeout)")
 	fs.DurationVar(&c.PreemptionUnplacedImprovementTimeout, "preemption-unplaced-improvement-timeout", cfg.PreemptionUnplacedImprovementTimeout, "the same while a plan leaves a preemptor without a node that the solver has not ruled out (0: 500ms; negative: off)")
-	fs.IntVar(&c.NodeSample, "node-sample", cfg.NodeSample, "most nodes a placement batch considers on a larger cluster (0: kube-scheduler's adaptive share, 230 of 500 nodes; negative: every node)")
+	fs.IntVar(&c.NodeSample, "node-sample", cfg.NodeSample, "most nodes a placement batch considers on a larger cluster (0: kube-scheduler's adaptive share, 230 of 500 nodes, at most 100 a pod of the batch; negative: every node)")
 	fs.DurationVar(&c.GangReserveAfter, "gang-reserve-after", cfg.GangReserveAfter, "a PodGroup waiting this long holds back the later pods and groups of its priority or lower until it runs (0: off)")
 	fs.IntVar(&c.BindWorkers, "bind-workers", cfg.BindWorkers, "parallel bindings")
 	fs.DurationVar(&c.InitialBackoff, "initial-backoff", cfg.InitialBackoff, "first retry delay of an unschedulable pod")
