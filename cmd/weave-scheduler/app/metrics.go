@@ -20,6 +20,7 @@ type metrics struct {
 	skipped      *prometheus.CounterVec // placements dropped by the re-check, by reason
 	solveErrors  prometheus.Counter
 	preempted    prometheus.Counter
+	hintRequeues prometheus.Counter
 	variables    prometheus.Gauge
 	constraints  prometheus.Gauge
 	pending      prometheus.Gauge
@@ -44,6 +45,8 @@ func newMetrics() *metrics {
 		skipped:     prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "placements_dropped_total", Help: "Placements dropped by the re-check before binding."}, []string{"reason"}),
 		solveErrors: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "solve_errors_total", Help: "Batches without a usable solution."}),
 		preempted:   prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "pods_preempted_total", Help: "Pods evicted by preemption."}),
+		hintRequeues: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "pods_requeued_by_hint_total",
+			Help: "Backed-off pods requeued before their backoff ended by a bound pod's change that may let them fit (inter-pod affinity)."}),
 		variables:   prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "model_variables", Help: "Variables of the latest model."}),
 		constraints: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "model_constraints", Help: "Constraints of the latest model."}),
 		pending:     prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "pending_pods", Help: "Pods waiting for this scheduler."}),
@@ -51,7 +54,7 @@ func newMetrics() *metrics {
 		e2eLatencies: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: ns, Name: "pod_scheduling_duration_seconds",
 			Help: "From the pod's creation to its binding.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 16)}),
 	}
-	m.reg.MustRegister(m.phase, m.batchSize, m.scheduled, m.unschedule, m.refused, m.deferred, m.bindErrors, m.skipped, m.solveErrors, m.preempted,
+	m.reg.MustRegister(m.phase, m.batchSize, m.scheduled, m.unschedule, m.refused, m.deferred, m.bindErrors, m.skipped, m.solveErrors, m.preempted, m.hintRequeues,
 		m.variables, m.constraints, m.pending, m.leader, m.e2eLatencies,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

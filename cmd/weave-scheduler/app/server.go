@@ -457,7 +457,10 @@ func (s *Server) podChanged(old, p *v1.Pod) {
 	s.must("upsert pod", s.brain.UpsertPod(context.Background(), toPod(p)))
 	if p.Spec.NodeName != "" && terminal(p) {
 		s.victimGoneLocked(key) // a finished pod frees its node like a deleted one
+		s.requeueAfterGoneLocked(p)
+		return
 	}
+	s.requeueAfterBoundLocked(old, p) // hints.go
 }
 
 func (s *Server) podDeleted(p *v1.Pod) {
@@ -474,6 +477,7 @@ func (s *Server) podDeleted(p *v1.Pod) {
 	s.dropNominationLocked(key)
 	s.must("delete pod", s.brain.DeletePod(context.Background(), key))
 	s.victimGoneLocked(key)
+	s.requeueAfterGoneLocked(p) // hints.go
 }
 
 // --- backoff ---
