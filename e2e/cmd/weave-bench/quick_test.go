@@ -39,7 +39,7 @@ func TestTinyRunIsWellFormed(t *testing.T) {
 		{"ablation", []string{"batch", "pods_placed_before", "batch_size", "variant", "status", "placed", "objective", "variables", "constraints", "fetch_ms", "ground_ms", "solve_ms", "extract_ms", "total_ms", "error"}, 8, 8},
 		// latency: 1 run × 2 schedulers × 2 workloads × 3 rates, 2 apps × (3 + 3) pods each.
 		{"latency_runs", []string{"run", "scheduler", "workload", "rate", "pods", "bound", "p50_ms", "p90_ms", "p99_ms", "max_ms", "weave_batches", "weave_speculated_batches", "weave_placed_ahead", "weave_batch_size_mean", "weave_decide_mean_ms", "weave_batch_total_mean_ms", "error"}, 12, 12},
-		{"latency_pods", []string{"run", "scheduler", "workload", "rate", "latency_ms"}, 144, 144},
+		{"latency_pods", []string{"run", "scheduler", "workload", "rate", "pod", "latency_ms"}, 144, 144},
 		// gang: 1 seed × 2 schedulers; the stranding case, 2 schedulers.
 		{"gang", []string{"seed", "scheduler", "jobs", "complete", "partial", "topology_violations", "gpus_complete", "capacity", "demand", "idle", "share_of_capacity", "last_decision_s"}, 2, 2},
 		{"gang_stranding", []string{"run", "scheduler", "complete", "jobs", "partial", "topology_violations", "gpus_complete", "capacity"}, 2, 2},

@@ -59,7 +59,8 @@ type latencyRun struct {
 	workload  string
 	rate      latencyRate
 	pods      int
-	lat       []float64  // ms, Create sent → binding seen by the watch, of the pods bound
+	lat       []float64  // ms, Create sent → binding seen by the watch, of the pods bound, in creation order
+	names     []string   // the pods of lat
 	batches   batchStats // weave-scheduler's batches while the run's pods were created and bound
 	err       error
 }
@@ -183,7 +184,7 @@ func latencyScheduler(ctx context.Context, r *Runner, c *harness.Cluster, run in
 		for i, rate := range latencyRates {
 			res := latencyRun{run: run, scheduler: name, workload: w.name, rate: rate, pods: 2 * apps * per}
 			ns := fmt.Sprintf("lat-%d-%s-%d-%d", run, shortName(name), wi, i)
-			res.lat, res.batches, res.err = latencyOne(ctx, r, c, ns, name, sch, rate, w)
+			res.names, res.lat, res.batches, res.err = latencyOne(ctx, r, c, ns, name, sch, rate, w)
 			if res.err != nil {
 				return append(out, res), fmt.Errorf("latency (run %d, %s, %s, %s): %w", run, name, w.name, rate.name, res.err)
 			}
@@ -195,10 +196,11 @@ func latencyScheduler(ctx context.Context, r *Runner, c *harness.Cluster, run in
 	return out, nil
 }
 
-// latencyOne creates the workload in namespace ns at one rate and returns each pod's latency in ms.
-func latencyOne(ctx context.Context, r *Runner, c *harness.Cluster, ns, name string, sch *sched, rate latencyRate, w latencyWorkload) ([]float64, batchStats, error) {
+// latencyOne creates the workload in namespace ns at one rate and returns the pods bound and
+// their latencies in ms, in creation order.
+func latencyOne(ctx context.Context, r *Runner, c *harness.Cluster, ns, name string, sch *sched, rate latencyRate, w latencyWorkload) ([]string, []float64, batchStats, error) {
 	if err := c.CreateNamespace(ctx, ns); err != nil {
-		return nil, batchStats{}, err
+		return nil, nil, batchStats{}, err
 	}
 	schedName := ""
 	if name == weaveName {
@@ -210,7 +212,7 @@ func latencyOne(ctx context.Context, r *Runner, c *harness.Cluster, ns, name str
 	}
 	watch, err := c.WatchBindings(ctx, ns)
 	if err != nil {
-		return nil, batchStats{}, err
+		return nil, nil, batchStats{}, err
 	}
 	defer watch.Stop()
 	var before promText
@@ -224,10 +226,12 @@ func latencyOne(ctx context.Context, r *Runner, c *harness.Cluster, ns, name str
 	}
 	bar.done()
 	bound := watch.Bound()
+	var names []string
 	var lat []float64
-	for pod, at := range sent {
-		if b, ok := bound[pod]; ok {
-			lat = append(lat, ms(b.Sub(at)))
+	for _, p := range pods {
+		at, sentOK := sent[p.Name]
+		if b, ok := bound[p.Name]; ok && sentOK {
+			names, lat = append(names, p.Name), append(lat, ms(b.Sub(at)))
 		}
 	}
 	var batches batchStats
@@ -237,7 +241,7 @@ func latencyOne(ctx context.Context, r *Runner, c *harness.Cluster, ns, name str
 	if derr := deletePods(ctx, c, ns); err == nil {
 		err = derr
 	}
-	return lat, batches, err
+	return names, lat, batches, err
 }
 
 // interleaved orders NginxRedis(apps, per, per) (per app: its redis pods, then its nginx pods) as users'
@@ -336,17 +340,15 @@ func rateLatencyReport(r *Runner, s *Section, results []latencyRun, runs int) er
 		}
 		rows = append(rows, []string{itoa(res.run), res.scheduler, res.workload, res.rate.name, itoa(res.pods), itoa(len(res.lat)),
 			f1(p[0]), f1(p[1]), f1(p[2]), f1(percentile(res.lat, 100)), itoa(bs.n), itoa(bs.speculated), itoa(bs.ahead), f1(bs.meanSize()), f1(bs.meanDecide()), f1(bs.meanTotal()), errText})
-		sorted := append([]float64(nil), res.lat...)
-		sort.Float64s(sorted)
-		for _, l := range sorted {
-			podRows = append(podRows, []string{itoa(res.run), res.scheduler, res.workload, res.rate.name, fmt.Sprintf("%.2f", l)})
+		for i, l := range res.lat {
+			podRows = append(podRows, []string{itoa(res.run), res.scheduler, res.workload, res.rate.name, res.names[i], fmt.Sprintf("%.2f", l)})
 		}
 	}
 	if err := r.writeCSV(s, "latency_runs", []string{"run", "scheduler", "workload", "rate", "pods", "bound", "p50_ms", "p90_ms", "p99_ms", "max_ms",
 		"weave_batches", "weave_speculated_batches", "weave_placed_ahead", "weave_batch_size_mean", "weave_decide_mean_ms", "weave_batch_total_mean_ms", "error"}, rows); err != nil {
 		return err
 	}
-	if err := r.writeCSV(s, "latency_pods", []string{"run", "scheduler", "workload", "rate", "latency_ms"}, podRows); err != nil {
+	if err := r.writeCSV(s, "latency_pods", []string{"run", "scheduler", "workload", "rate", "pod", "latency_ms"}, podRows); err != nil {
 		return err
 	}
 	med := func(k key, i int) float64 {
