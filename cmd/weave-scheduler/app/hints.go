@@ -24,10 +24,20 @@ import (
 // a namespace selector matches every namespace): a pod requeued needlessly costs a solve and fails
 // again, whereas a pod not requeued waits.
 
+// noteAffineLocked records a pod just backed off in s.affine if it has required inter-pod (anti-)affinity
+// terms: only those are tested at each bound pod's change, not every pod backed off (a PreemptionBasic run
+// parks hundreds while thousands of bound pods change).
+func (s *Server) noteAffineLocked(key string) {
+	ns, name, _ := strings.Cut(key, "/")
+	if w, err := s.podLister.Pods(ns).Get(name); err == nil && (len(requiredAffinity(w)) > 0 || len(requiredAntiAffinity(w)) > 0) {
+		s.affine[key] = true
+	}
+}
+
 // requeueAfterBoundLocked requeues the backed-off pods that old becoming p (old nil: p newly bound, or newly
 // seen bound) may let fit. p is a bound pod.
 func (s *Server) requeueAfterBoundLocked(old, p *v1.Pod) {
-	if len(s.backoff) == 0 {
+	if len(s.affine) == 0 {
 		return
 	}
 	if old != nil && old.Spec.NodeName == "" {
@@ -36,7 +46,7 @@ func (s *Server) requeueAfterBoundLocked(old, p *v1.Pod) {
 	if old != nil && maps.Equal(old.Labels, p.Labels) {
 		return // a status update: no term matches differently
 	}
-	s.requeueWaitingLocked(func(w *v1.Pod) bool {
+	s.requeueWaitingLocked(s.affine, func(w *v1.Pod) bool {
 		if old == nil {
 			return matchesAllTerms(requiredAffinity(w), w, p)
 		}
@@ -46,31 +56,40 @@ func (s *Server) requeueAfterBoundLocked(old, p *v1.Pod) {
 }
 
 // requeueAfterGoneLocked requeues the backed-off pods that the bound pod p, deleted or finished, kept from
-// fitting by inter-pod anti-affinity (theirs or its own).
+// fitting by inter-pod anti-affinity: theirs, or its own (then any backed-off pod may be one).
 func (s *Server) requeueAfterGoneLocked(p *v1.Pod) {
-	if len(s.backoff) == 0 || p.Spec.NodeName == "" {
+	if p.Spec.NodeName == "" {
 		return
 	}
-	s.requeueWaitingLocked(func(w *v1.Pod) bool {
-		return matchesAnyTerm(requiredAntiAffinity(w), w, p) || matchesAnyTerm(requiredAntiAffinity(p), p, w)
-	})
+	if anti := requiredAntiAffinity(p); len(anti) > 0 {
+		waiting := make(map[string]bool, len(s.backoff))
+		for key := range s.backoff {
+			waiting[key] = true
+		}
+		s.requeueWaitingLocked(waiting, func(w *v1.Pod) bool {
+			return matchesAnyTerm(requiredAntiAffinity(w), w, p) || matchesAnyTerm(anti, p, w)
+		})
+		return
+	}
+	s.requeueWaitingLocked(s.affine, func(w *v1.Pod) bool { return matchesAnyTerm(requiredAntiAffinity(w), w, p) })
 }
 
-// requeueWaitingLocked ends the backoff of the backed-off pods (as the lister has them) for which may holds.
-func (s *Server) requeueWaitingLocked(may func(w *v1.Pod) bool) {
-	var keys []string
-	for key := range s.backoff {
+// requeueWaitingLocked ends the backoff of the pods of keys (backed off; as the lister has them) for which
+// may holds.
+func (s *Server) requeueWaitingLocked(keys map[string]bool, may func(w *v1.Pod) bool) {
+	var requeue []string
+	for key := range keys {
 		ns, name, _ := strings.Cut(key, "/")
 		w, err := s.podLister.Pods(ns).Get(name)
 		if err != nil || w.Spec.NodeName != "" {
 			continue
 		}
 		if may(w) {
-			keys = append(keys, key)
+			requeue = append(requeue, key)
 		}
 	}
-	slices.Sort(keys) // the queue's order does not follow the map's
-	for _, key := range keys {
+	slices.Sort(requeue) // the queue's order does not follow the map's
+	for _, key := range requeue {
 		s.metrics.hintRequeues.Inc()
 		s.requeueLocked(key)
 	}

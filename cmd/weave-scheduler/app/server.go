@@ -82,6 +82,7 @@ type Server struct {
 	mu       sync.Mutex
 	inflight map[string]string      // pod key → node while its binding is under way
 	backoff  map[string]*time.Timer // pods kept out of the queue until their retry time
+	affine   map[string]bool        // backed-off pods with required inter-pod (anti-)affinity terms (hints.go)
 	attempts map[string]int         // failed attempts per pod (the backoff's exponent)
 	// nominated holds the preemptors whose victims are being evicted (preempt.go): each is assumed on its
 	// nominated node in the state and bound once its victims are gone.
@@ -177,7 +178,7 @@ func NewWithClient(cfg Config, client kubernetes.Interface, log *slog.Logger) (*
 	s := &Server{
 		cfg: cfg, client: client, log: log,
 		brain: brain, closeDB: closeDB, metrics: newMetrics(),
-		inflight: map[string]string{}, backoff: map[string]*time.Timer{}, attempts: map[string]int{},
+		inflight: map[string]string{}, backoff: map[string]*time.Timer{}, affine: map[string]bool{}, attempts: map[string]int{},
 		nominated: map[string]*nomination{}, claimUsers: map[string]map[string]struct{}{}, refused: map[string]string{}, events: newEventQueue(),
 		groups: map[string]podGroupView{}, groupAdmitted: map[string]bool{},
 		binds: make(chan bindJob, 4*cfg.BatchSize), evicting: make(chan struct{}, evictWorkers),
@@ -471,6 +472,7 @@ func (s *Server) podDeleted(p *v1.Pod) {
 		t.Stop()
 		delete(s.backoff, key)
 	}
+	delete(s.affine, key)
 	delete(s.attempts, key)
 	delete(s.refused, key)
 	s.forgetClaimsLocked(key, p.Namespace, podClaims(p))
@@ -521,6 +523,7 @@ func (s *Server) park(p *v1.Pod) {
 // holdLocked takes a pod out of the state until delay has passed; it is then read again from the lister.
 func (s *Server) holdLocked(key string, delay time.Duration) {
 	s.must("delete pod", s.brain.DeletePod(context.Background(), key))
+	s.noteAffineLocked(key) // hints.go
 	s.backoff[key] = time.AfterFunc(delay, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -536,6 +539,7 @@ func (s *Server) requeueLocked(key string) {
 		t.Stop()
 	}
 	delete(s.backoff, key)
+	delete(s.affine, key)
 	ns, name, _ := strings.Cut(key, "/")
 	p, err := s.podLister.Pods(ns).Get(name)
 	if err != nil {
