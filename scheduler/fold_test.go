@@ -45,6 +45,41 @@ func TestBusyBatchFoldsTheSpeculation(t *testing.T) {
 	assertConsistent(t, s)
 }
 
+// A busy batch folds only a template seen before: api-0, the first pod
+// of its kind, arrives behind a batch, and what follows it is only a
+// guess (more api pods), so its batch is solved alone; web-1 then arrives
+// behind a batch, and the pod that followed web-0 (api-0) is known, so
+// web-1's batch is solved with an api pod expected after it.
+func TestGuessedTemplatesDoNotFold(t *testing.T) {
+	s := newTest(t, Config{Speculate: true})
+	for i := range 12 {
+		addNodes(t, s, Node{Name: fmt.Sprintf("n%02d", i), Zone: fmt.Sprintf("z%d", i%3), CPU: 4000, Memory: 8192})
+	}
+	s.specWidth = 1
+	behind := func(p Pod) {
+		s.solving.Store(true) // p arrives while a batch is solved
+		addPods(t, s, p)
+		s.solving.Store(false)
+	}
+	addPods(t, s, specReplica("web", 0, 300))
+	schedule(t, s)
+	behind(specReplica("api", 0, 700))
+	if placed, _ := schedule(t, s); placed["api-0"] == "" {
+		t.Fatalf("api-0 not placed: %v", placed)
+	}
+	if st := s.SpeculationStats(); st.Folded != 0 {
+		t.Fatalf("%+v: api-0's batch folded with a guess", st)
+	}
+	behind(specReplica("web", 1, 300))
+	if placed, _ := schedule(t, s); placed["web-1"] == "" {
+		t.Fatalf("web-1 not placed: %v", placed)
+	}
+	if st := s.SpeculationStats(); st.Folded != 1 || s.spec == nil || len(s.spec.likes) != 1 || s.spec.likes[0].Group != "api" {
+		t.Fatalf("%+v, speculation %+v: want web-1's batch folded with the api pod expected after it", st, s.spec)
+	}
+	assertConsistent(t, s)
+}
+
 // Pods a standing speculation decided are placed at once, even when they
 // reach the scheduler in a clump that looks like a burst: the burst
 // linger waits for pods to decide together, and theirs are decided.

@@ -223,20 +223,23 @@ type Scheduler struct {
 	// database (exec); template is the pod expected next, which a
 	// speculation copies (successor maps a replica group to the pod that
 	// followed one of its pods, lastArrival is the group of the last
-	// pending pod that arrived); spec is the speculation at hand,
+	// pending pod that arrived; templateSeen tells a template that
+	// followed such a pod before from the guess "like the last"); spec
+	// is the speculation at hand,
 	// specTried the version last speculated on, specWidth the pods the
 	// next decides (specLimit bounds it in tests); expectWrite marks a
 	// write the speculation expects (exec).
-	version     uint64
-	template    *Pod
-	successor   map[string]*Pod
-	lastArrival string
-	spec        *speculation
-	specTried   uint64
-	specWidth   int
-	specLimit   int
-	expectWrite bool
-	specCount   SpeculationStats
+	version      uint64
+	template     *Pod
+	templateSeen bool
+	successor    map[string]*Pod
+	lastArrival  string
+	spec         *speculation
+	specTried    uint64
+	specWidth    int
+	specLimit    int
+	expectWrite  bool
+	specCount    SpeculationStats
 	// whileExtending runs while an extension solves, beforeAheadReady
 	// before its window places pods (tests: arrivals meanwhile);
 	// extendOff turns extensions off (tests of plain speculations).

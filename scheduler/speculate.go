@@ -150,9 +150,9 @@ func (s *Scheduler) noteArrival(p *Pod) {
 		s.successor[s.lastArrival] = &c
 	}
 	s.lastArrival = replicaKey(&c)
-	s.template = &c
+	s.template, s.templateSeen = &c, false
 	if next := s.successor[s.lastArrival]; next != nil {
-		s.template = next
+		s.template, s.templateSeen = next, true
 	}
 	if !speculable(s.template) {
 		s.template = nil
