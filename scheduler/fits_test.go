@@ -147,3 +147,36 @@ func TestRoomIndexAgreesWithFeasibleNodesAsPodsMove(t *testing.T) {
 		t.Fatalf("the states do not exercise the index: %d fit, %d fit no node, %d answers from a list made earlier", fits, fitsNot, fromList)
 	}
 }
+
+// TestFitsSomewhereAgreesOnEveryPolicy: on the check's random states (every
+// policy, inter-pod affinity and anti-affinity of every topology, spread
+// constraints, bound pods of every phase), FitsSomewhere answers as the
+// reference (FeasibleNodes non-empty): the Filters it applies before Check
+// (interPodFilters) turn down no node Check accepts. The trials exercise
+// both answers for pods with inter-pod terms or hard spread constraints.
+func TestFitsSomewhereAgreesOnEveryPolicy(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewSource(27))
+	fits, fitsNot := 0, 0
+	for trial := 0; trial < 1500; trial++ {
+		st := randomCheckState(rng)
+		p := randomCheckPod(rng, fmt.Sprintf("p%d", trial))
+		st.Pods[p.Name] = p
+		want := len(st.FeasibleNodes(p)) > 0
+		if got := st.FitsSomewhere(p); got != want {
+			t.Fatalf("trial %d, pod %+v: FitsSomewhere says %v, FeasibleNodes %v", trial, *p, got, st.FeasibleNodes(p))
+		}
+		if !interPod(p) {
+			continue
+		}
+		if want {
+			fits++
+		} else {
+			fitsNot++
+		}
+	}
+	t.Logf("pods with inter-pod terms or hard spread: %d fit, %d fit no node", fits, fitsNot)
+	if fits < 100 || fitsNot < 100 {
+		t.Fatalf("the trials do not exercise both answers: %d fit, %d fit no node", fits, fitsNot)
+	}
+}
