@@ -6,7 +6,10 @@ import (
 	"math/rand"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/weavesql/weave/cp"
 )
 
 // sampledCluster has 40 nodes and a scheduler that samples 10 per batch.
@@ -325,5 +328,59 @@ func TestNodeSampleSkipsTheFallbackForPodsWithoutRoom(t *testing.T) {
 	placed, us = schedule(t, s)
 	if placed["small"] != free {
 		t.Errorf("small placed %v (unschedulable %v), want %s, the only node with room", placed, us, free)
+	}
+}
+
+// solveCounter solves with the native engine and counts the solves.
+type solveCounter struct{ n atomic.Int64 }
+
+func (*solveCounter) Name() string { return "counter" }
+
+func (b *solveCounter) Solve(ctx context.Context, m *cp.Model, p cp.Params) (*cp.Response, error) {
+	b.n.Add(1)
+	return m.Solve(ctx, p)
+}
+
+// A pod the sample cannot take is solved again over every node only if it
+// fits some node with its batch placed (fitNowhere): one kept off every
+// node by anti-affinity is solved once, over the sample; one whose only
+// node is off the sample is solved twice, and placed there.
+func TestPodsFittingNowhereAreNotSolvedAgain(t *testing.T) {
+	b := &solveCounter{}
+	s := newTest(t, Config{NodeSample: 10, Backend: b})
+	var names []string
+	for i := range 40 {
+		name := fmt.Sprintf("n%02d", i)
+		names = append(names, name)
+		addNodes(t, s, Node{Name: name, CPU: 4000, Memory: 8000})
+		addPods(t, s, Pod{Name: fmt.Sprintf("web-%d", i), CPU: 100, Memory: 100, NodeName: name, Phase: PhaseRunning, Labels: map[string]string{"app": "web"}})
+	}
+	solves := func(p Pod) (map[string]string, int64) {
+		t.Helper()
+		before := b.n.Load()
+		addPods(t, s, p)
+		placed, _ := schedule(t, s)
+		return placed, b.n.Load() - before
+	}
+	loner := Pod{Name: "loner", CPU: 100, Memory: 100,
+		Affinity: []PodAffinityTerm{{Anti: true, Required: true, Selector: SelectLabels(map[string]string{"app": "web"}), TopologyKey: LabelHostname}}}
+	if placed, n := solves(loner); placed["loner"] != "" || n != 1 {
+		t.Fatalf("loner placed %v after %d solves, want unplaced after 1 (the sample's)", placed, n)
+	}
+	// The next batch's arc, and a node off it that only the pod may use.
+	at := s.sampleAt
+	a := s.nextArc([]*Pod{{Name: "probe"}})
+	s.sampleAt = at
+	off := ""
+	for _, name := range names {
+		if !a.holds(sampleKey(name)) {
+			off = name
+			break
+		}
+	}
+	addNodes(t, s, Node{Name: off, CPU: 4000, Memory: 8000, Labels: map[string]string{"pool": "x"}})
+	picky := Pod{Name: "picky", CPU: 100, Memory: 100, NodeSelector: map[string]string{"pool": "x"}}
+	if placed, n := solves(picky); placed["picky"] != off || n != 2 {
+		t.Fatalf("picky placed %v after %d solves, want on %s after 2 (the sample's, then every node's)", placed, n, off)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -728,12 +729,18 @@ func (s *Scheduler) place(ctx context.Context, q []*Pod) (map[string]string, err
 		// arrives, and solving it over every node here held up the
 		// batch's own pods (live, nginx+redis at 100 pods/s: a folded
 		// batch with pods whose affinity no pod met yet took 150 ms).
+		// Nor those that fit no node with the batch's pods placed
+		// (fitNowhere, room.go): the solve over every node would give
+		// the same answer.
 		var rest []*Pod
 		roomless := s.state.roomless(q, placed)
 		for _, p := range q {
 			if placed[p.Name] == "" && !roomless[p.Name] && !(s.folding && strings.HasPrefix(p.Name, specPrefix)) {
 				rest = append(rest, p)
 			}
+		}
+		if nowhere := s.fitNowhere(q, rest, placed); len(nowhere) > 0 {
+			rest = slices.DeleteFunc(rest, func(p *Pod) bool { return nowhere[p.Name] })
 		}
 		if len(rest) > 0 {
 			s.arc = wholeRing
