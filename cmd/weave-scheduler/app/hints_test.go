@@ -27,6 +27,20 @@ func TestBoundPodsRequeueBackedOffPods(t *testing.T) {
 		return []v1.PodAffinityTerm{{LabelSelector: &metav1.LabelSelector{MatchLabels: labels}, TopologyKey: v1.LabelHostname}}
 	}
 	labelled := func(p *v1.Pod, labels map[string]string) *v1.Pod { p.Labels = labels; return p }
+	remove := func(name string) {
+		t.Helper()
+		if err := f.CoreV1().Pods("w").Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// boundTo waits for a pending pod's binding and checks its node.
+	boundTo := func(name, node string) {
+		t.Helper()
+		eventually(t, name+" bound", 10*time.Second, func() bool { return f.pod(t, "w", name).Spec.NodeName != "" })
+		if n := f.pod(t, "w", name).Spec.NodeName; n != node {
+			t.Fatalf("%s bound to %s, want %s", name, n, node)
+		}
+	}
 	requeued := func() float64 { return metricValue(s, "weave_scheduler_pods_requeued_by_hint_total") }
 	backedOff := func(key string) func() bool {
 		return func() bool {
@@ -48,10 +62,7 @@ func TestBoundPodsRequeueBackedOffPods(t *testing.T) {
 	elsewhere.Namespace = "x"
 	create(elsewhere)
 	create(labelled(testPod("cache", "100m", 0, "n2"), map[string]string{"app": "cache"}))
-	eventually(t, "web bound", 10*time.Second, func() bool { return f.pod(t, "w", "web").Spec.NodeName != "" })
-	if n := f.pod(t, "w", "web").Spec.NodeName; n != "n2" {
-		t.Fatalf("web bound to %s, want n2 (its cache pod's node)", n)
-	}
+	boundTo("web", "n2") // its cache pod's node
 	if got := requeued(); got != 1 {
 		t.Fatalf("%v pods requeued by a hint, want 1 (web, by its cache pod only)", got)
 	}
@@ -64,16 +75,9 @@ func TestBoundPodsRequeueBackedOffPods(t *testing.T) {
 	create(solo)
 	eventually(t, "solo backed off", 10*time.Second, backedOff("w/solo"))
 	// Deleting a pod the term does not select changes nothing; deleting batch-1 frees n1.
-	if err := f.CoreV1().Pods("w").Delete(ctx, "other", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.CoreV1().Pods("w").Delete(ctx, "batch-1", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "solo bound", 10*time.Second, func() bool { return f.pod(t, "w", "solo").Spec.NodeName != "" })
-	if n := f.pod(t, "w", "solo").Spec.NodeName; n != "n1" {
-		t.Fatalf("solo bound to %s, want n1", n)
-	}
+	remove("other")
+	remove("batch-1")
+	boundTo("solo", "n1")
 	if got := requeued(); got != 2 {
 		t.Fatalf("%v pods requeued by a hint, want 2 (solo, by batch-1's deletion only)", got)
 	}
@@ -88,13 +92,8 @@ func TestBoundPodsRequeueBackedOffPods(t *testing.T) {
 	guarded := labelled(testPod("guarded", "100m", 0, ""), map[string]string{"app": "guarded"})
 	create(guarded)
 	eventually(t, "guarded backed off", 10*time.Second, backedOff("w/guarded"))
-	if err := f.CoreV1().Pods("w").Delete(ctx, "guard-n2", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "guarded bound", 10*time.Second, func() bool { return f.pod(t, "w", "guarded").Spec.NodeName != "" })
-	if n := f.pod(t, "w", "guarded").Spec.NodeName; n != "n2" {
-		t.Fatalf("guarded bound to %s, want n2", n)
-	}
+	remove("guard-n2")
+	boundTo("guarded", "n2")
 	if got := requeued(); got != 3 {
 		t.Fatalf("%v pods requeued by a hint, want 3", got)
 	}
