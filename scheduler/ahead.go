@@ -248,6 +248,40 @@ func (s *Scheduler) extend(ctx context.Context) error {
 	return err
 }
 
+// reportWindow is the window a speculation opens (speculate): it places
+// no pod ahead — the first pending pod closes it, and waits for the
+// solve or interrupts it (interruptSpeculation) — but it takes the
+// bindings of the pods recently placed by this scheduler (deferAhead), so
+// that the informer's events behind such a report, the next pods'
+// arrivals, reach the scheduler during the solve. Live at 100 pods/s, a
+// pod of a new Deployment waited behind the reported binding of the pod
+// before it for a speculation of 15 pods that did not expect it: 28 ms,
+// where its arrival would have interrupted it at once.
+func reportWindow() *aheadWindow {
+	w := &aheadWindow{readied: make(chan struct{})}
+	close(w.readied)
+	return w
+}
+
+// closeReportWindow closes the window of speculate and applies the
+// bindings it took, in order (s.mu held): they are written after the
+// speculated pods are undone, before any write that waited on s.mu.
+func (s *Scheduler) closeReportWindow(ctx context.Context) error {
+	s.specMu.Lock()
+	var reported []aheadPod
+	if s.ahead != nil {
+		reported = s.ahead.reported
+	}
+	s.ahead = nil
+	s.specMu.Unlock()
+	for _, p := range reported {
+		if err := s.upsertPodLocked(context.WithoutCancel(ctx), p.pod, p.at); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // extension is the work of one extension: the pods of the speculation
 // still expected (their likes and nodes), as pods placed ahead, and the
 // pods expected after them, to solve.

@@ -16,7 +16,7 @@ func aheadScheduler(t *testing.T) (*Scheduler, func(i int) Pod) {
 	t.Helper()
 	ctx := context.Background()
 	s := newTest(t, Config{Speculate: true})
-	s.specWidth, s.specLimit = 4, 4
+	s.specLimit = 4
 	for i := range 12 {
 		addNodes(t, s, Node{Name: fmt.Sprintf("n%02d", i), Zone: fmt.Sprintf("z%d", i%3), CPU: int64(2000 + 500*(i%4)), Memory: 8192})
 	}
@@ -26,6 +26,7 @@ func aheadScheduler(t *testing.T) (*Scheduler, func(i int) Pod) {
 		return p
 	}
 	addPods(t, s, replica(0))
+	s.specWidth = 4 // as learned on earlier pods (a first replica's arrival sets it to 1)
 	schedule(t, s)
 	if err := s.speculate(ctx); err != nil {
 		t.Fatal(err)

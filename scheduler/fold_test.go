@@ -16,8 +16,8 @@ func TestBusyBatchFoldsTheSpeculation(t *testing.T) {
 	for i := range 12 {
 		addNodes(t, s, Node{Name: fmt.Sprintf("n%02d", i), Zone: fmt.Sprintf("z%d", i%3), CPU: int64(2000 + 500*(i%4)), Memory: 8192})
 	}
-	s.specWidth = 2
 	addPods(t, s, specReplica("web", 0, 300))
+	s.specWidth = 2 // as learned on earlier pods (a first replica's arrival sets it to 1)
 	schedule(t, s)
 	addPods(t, s, specReplica("web", 1, 300))
 	schedule(t, s)
@@ -143,8 +143,9 @@ func TestDecidedPodsSkipTheBurstLinger(t *testing.T) {
 	for i := range 6 {
 		addNodes(t, s, Node{Name: fmt.Sprintf("n%02d", i), Zone: fmt.Sprintf("z%d", i%3), CPU: 4000, Memory: 8192})
 	}
-	s.specWidth, s.specLimit = 4, 4
+	s.specLimit = 4
 	addPods(t, s, specReplica("web", 0, 300))
+	s.specWidth = 4 // as learned on earlier pods (a first replica's arrival sets it to 1)
 	schedule(t, s)
 	if err := s.speculate(context.Background()); err != nil {
 		t.Fatal(err)

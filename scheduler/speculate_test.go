@@ -285,7 +285,8 @@ func TestWritesInterruptASpeculation(t *testing.T) {
 			case <-time.After(20 * time.Second):
 				t.Fatal("no speculation started")
 			}
-			// The binding of r0 reported: no interruption (it waits for s.mu).
+			// The binding of r0 reported: no interruption
+			// (TestReportedBindingDoesNotWaitForASpeculation).
 			s.interruptSpeculation(&Pod{Name: "r0", Group: "rs", CPU: 500, Memory: 100, NodeName: "a"})
 			select {
 			case <-b.cancelled:
@@ -315,6 +316,108 @@ func TestWritesInterruptASpeculation(t *testing.T) {
 				if err != nil || len(bs) != 1 || bs[0].Pod != "other" {
 					t.Fatalf("other not placed by its batch: %v, %v", bs, err)
 				}
+			}
+		})
+	}
+}
+
+// gateBackend solves with the native engine; while block is set, it
+// first signals entered and waits for release (or its context's end).
+type gateBackend struct {
+	block            atomic.Bool
+	entered, release chan struct{}
+}
+
+func (*gateBackend) Name() string { return "gate" }
+
+func (b *gateBackend) Solve(ctx context.Context, m *cp.Model, p cp.Params) (*cp.Response, error) {
+	if b.block.Load() {
+		b.entered <- struct{}{}
+		select {
+		case <-b.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return m.Solve(ctx, p)
+}
+
+// The binding of a pod the scheduler placed, reported while a speculation
+// is solved, does not wait for it (the informer's events behind the
+// report, the next pods' arrivals, would wait with it): UpsertPod returns
+// during the solve, and the report is applied when the speculation ends.
+// A report of the binding alone leaves the speculation standing (the next
+// replica is placed from it); any other change of the pod makes it stale.
+func TestReportedBindingDoesNotWaitForASpeculation(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		stands bool
+	}{
+		{"binding reported", map[string]string{LabelZone: "z"}, true},
+		{"pod relabelled", map[string]string{"app": "other"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := &gateBackend{entered: make(chan struct{}, 1), release: make(chan struct{})}
+			s := afterFirstReplica(t, Config{Backend: b}, Node{Name: "a", Zone: "z", CPU: 4000, Memory: 8192}, Node{Name: "b", Zone: "z", CPU: 4000, Memory: 8192})
+			r0 := s.State().Pods["r0"]
+			if r0 == nil || r0.NodeName == "" {
+				t.Fatalf("r0 not placed: %+v", r0)
+			}
+			b.block.Store(true)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- s.WaitBatch(ctx) }()
+			released, waited := false, false
+			t.Cleanup(func() { // a failure ends the solve and the wait before the scheduler closes
+				cancel()
+				if !released {
+					close(b.release)
+				}
+				if !waited {
+					<-done
+				}
+			})
+			select {
+			case <-b.entered:
+			case <-time.After(20 * time.Second):
+				t.Fatal("no speculation started")
+			}
+			wrote := make(chan error, 1)
+			go func() {
+				wrote <- s.UpsertPod(context.Background(), Pod{Name: "r0", Group: "rs", CPU: 500, Memory: 100, NodeName: r0.NodeName, Labels: c.labels})
+			}()
+			select {
+			case err := <-wrote:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("the report waited for the speculation")
+			}
+			b.block.Store(false)
+			close(b.release)
+			released = true
+			deadline := time.Now().Add(20 * time.Second)
+			for s.SpeculationStats().Solved == 0 {
+				if time.Now().After(deadline) {
+					t.Fatal("the speculation did not end")
+				}
+				time.Sleep(time.Millisecond)
+			}
+			cancel()
+			<-done
+			waited = true
+			got := s.State().Pods["r0"]
+			if !maps.Equal(got.Labels, c.labels) || got.NodeName != r0.NodeName {
+				t.Fatalf("r0 after the speculation: %+v, want the report applied (labels %v)", got, c.labels)
+			}
+			addPods(t, s, Pod{Name: "r1", Group: "rs", CPU: 500, Memory: 100})
+			if placed, _ := schedule(t, s); placed["r1"] == "" {
+				t.Fatalf("r1 not placed: %v", placed)
+			}
+			if used := s.SpeculationStats().Used; (used == 1) != c.stands {
+				t.Fatalf("speculation used %d times; want it to stand: %v", used, c.stands)
 			}
 		})
 	}
@@ -380,7 +483,7 @@ func TestWideSpeculationPlacesAsABatch(t *testing.T) {
 	ctx := context.Background()
 	fresh := newTest(t, Config{})
 	spec := newTest(t, Config{Speculate: true})
-	spec.specWidth, spec.specLimit = 4, 4
+	spec.specLimit = 4
 	var nodes []Node
 	for i := range 12 {
 		nodes = append(nodes, Node{Name: fmt.Sprintf("n%02d", i), Zone: fmt.Sprintf("z%d", i%3), CPU: int64(2000 + 500*(i%4)), Memory: 8192})
@@ -394,6 +497,7 @@ func TestWideSpeculationPlacesAsABatch(t *testing.T) {
 	}
 	addPods(t, fresh, replica(0))
 	addPods(t, spec, replica(0))
+	spec.specWidth = 4 // as learned on earlier pods (a first replica's arrival sets it to 1)
 	a, _ := schedule(t, fresh)
 	b, _ := schedule(t, spec)
 	if fmt.Sprint(a) != fmt.Sprint(b) {
@@ -475,6 +579,21 @@ func TestSpeculationWidth(t *testing.T) {
 	arrive()
 	if st := s.SpeculationStats(); !slices.Equal(widths, []int{1, 2, 4, 8, 16, 8}) || st.Used != 19 || st.Stale != 1 {
 		t.Fatalf("%+v, widths %v: want the speculation of 16 dropped after 3, and one of 8 next", st, widths)
+	}
+	// The first pod of another replica group: nothing has followed such a
+	// pod yet, and the width learned on rs does not carry over to it.
+	addPods(t, s, Pod{Name: "x0", Group: "xs", CPU: 700, Memory: 100})
+	if placed, _ := schedule(t, s); len(placed) != 1 {
+		t.Fatalf("placed %v", placed)
+	}
+	if !s.speculationDue() {
+		t.Fatal("no speculation due after x0")
+	}
+	if err := s.speculate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.spec.likes); n != 1 {
+		t.Fatalf("a speculation of %d pods after a new group's first pod, want 1", n)
 	}
 }
 
