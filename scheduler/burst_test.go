@@ -15,7 +15,7 @@ func TestArrivalsTellABurstFromATrickle(t *testing.T) {
 		want bool
 	}{
 		{"burst", time.Millisecond, 10, 0, true},
-		{"burst just seen", 2 * time.Millisecond, 4, time.Millisecond, true},
+		{"burst just seen", 2 * time.Millisecond, burstSpan, time.Millisecond, true},
 		{"burst over", time.Millisecond, 10, burstIdle + time.Millisecond, false},
 		{"too few arrivals", time.Millisecond, burstSpan - 1, 0, false},
 		{"100 pods/s", 10 * time.Millisecond, 20, 0, false},
@@ -34,6 +34,21 @@ func TestArrivalsTellABurstFromATrickle(t *testing.T) {
 		if got := a.bursting(at.Add(tc.now)); got != tc.want {
 			t.Errorf("%s: bursting = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+	// 100 pods/s handed over in a clump: four pods held back by a 40 ms
+	// stall arrive within a millisecond of each other.
+	var c arrivals
+	at0 := t0
+	for i := 0; i < 20; i++ {
+		at0 = at0.Add(10 * time.Millisecond)
+		c.add(at0)
+	}
+	at0 = at0.Add(40 * time.Millisecond)
+	for i := 0; i < 4; i++ {
+		c.add(at0.Add(time.Duration(i) * 200 * time.Microsecond))
+	}
+	if c.bursting(at0.Add(time.Millisecond)) {
+		t.Error("100 pods/s handed over in a clump counts as a burst")
 	}
 	// A trickle after a burst is a trickle again once burstSpan pods came slowly.
 	var a arrivals

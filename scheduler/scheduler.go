@@ -43,7 +43,7 @@ type Config struct {
 	// whichever comes first: a pod waits at most BatchIdle for company.
 	BatchIdle time.Duration
 	// BurstLinger applies when BatchIdle does not wait: while pods arrive
-	// in a burst (the last 4 less than 8 ms apart on average), a batch
+	// in a burst (the last 8 less than 8 ms apart on average), a batch
 	// smaller than BatchSize waits for more, until BatchSize pods are
 	// pending, or 30 ms pass with no new pod, or BurstLinger passes. A
 	// burst is where deciding pods together places more of them than
