@@ -24,6 +24,14 @@ import (
 // burst at 8167fc9: p50 467.6 and 541.8 ms in two runs, 363.5 before).
 const maxFoldedBatch = 3
 
+// maxFoldedWidth bounds the expected pods folded into a batch: the loop is
+// busy, and pods queue behind the folded solve. Folded with the width
+// learned while idle (up to 16), a batch of one pod took 37.6 ms live and
+// one of three 39.4, where alone they take 5–25 (weave-bench latency,
+// nginx+redis at 100 pods/s, traced); the idle loop extends what the fold
+// leaves standing.
+const maxFoldedWidth = 4
+
 // foldDue reports whether the batch q is solved with the pods expected
 // after it (s.mu held): speculation on, the loop busy (a pod arrived while
 // the last batch was solved), a template that followed a pod like the
@@ -38,7 +46,7 @@ const maxFoldedBatch = 3
 // batches of one pod took 31–35 ms against 6 ms alone, and the pods after
 // them were not those expected). An idle speculation still guesses.
 func (s *Scheduler) foldDue(q []*Pod) bool {
-	if !s.cfg.Speculate || !s.queuedBehind || s.template == nil || !s.templateSeen || s.spec != nil || len(q) > maxFoldedBatch || len(q)+s.width() > s.cfg.BatchSize {
+	if !s.cfg.Speculate || !s.queuedBehind || s.template == nil || !s.templateSeen || s.spec != nil || len(q) > maxFoldedBatch || len(q)+s.foldedWidth() > s.cfg.BatchSize {
 		return false
 	}
 	for _, p := range q {
@@ -49,10 +57,14 @@ func (s *Scheduler) foldDue(q []*Pod) bool {
 	return true
 }
 
+// foldedWidth is how many expected pods a batch is folded with (s.mu
+// held).
+func (s *Scheduler) foldedWidth() int { return min(s.width(), maxFoldedWidth) }
+
 // placeFolded places the batch q with the pods expected after it, and
 // leaves their nodes as the speculation (s.mu held).
 func (s *Scheduler) placeFolded(ctx context.Context, q []*Pod) ([]Binding, []Unschedulable, error) {
-	pods, ok := s.expectedPods(s.expected(s.width()), specName, s.seq+1)
+	pods, ok := s.expectedPods(s.expected(s.foldedWidth()), specName, s.seq+1)
 	if !ok {
 		return s.placeAlone(ctx, q)
 	}

@@ -196,3 +196,27 @@ func TestOnlySmallBatchesFold(t *testing.T) {
 		t.Fatal("a batch folds with no pod queued behind the last one")
 	}
 }
+
+// A batch is folded with at most maxFoldedWidth expected pods, whatever
+// width the idle loop learned: the loop is busy, and pods queue behind the
+// folded solve.
+func TestFoldedWidthIsBounded(t *testing.T) {
+	s := newTest(t, Config{Speculate: true})
+	for i := range 12 {
+		addNodes(t, s, Node{Name: fmt.Sprintf("n%02d", i), Zone: fmt.Sprintf("z%d", i%3), CPU: 4000, Memory: 8192})
+	}
+	addPods(t, s, specReplica("web", 0, 300))
+	schedule(t, s)
+	addPods(t, s, specReplica("web", 1, 300))
+	s.specWidth = 16 // as learned while idle
+	schedule(t, s)
+	s.solving.Store(true)
+	addPods(t, s, specReplica("web", 2, 300))
+	s.solving.Store(false)
+	if placed, _ := schedule(t, s); placed["web-2"] == "" {
+		t.Fatalf("web-2 not placed: %v", placed)
+	}
+	if st := s.SpeculationStats(); st.Folded != 1 || s.spec == nil || len(s.spec.likes) != maxFoldedWidth {
+		t.Fatalf("%+v, speculation %v: want web-2's batch folded with %d expected pods", st, s.spec != nil, maxFoldedWidth)
+	}
+}
