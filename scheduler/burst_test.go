@@ -1,8 +1,6 @@
 package scheduler
 
 import (
-	"context"
-	"fmt"
 	"testing"
 	"time"
 )
@@ -101,38 +99,5 @@ func TestLinger(t *testing.T) {
 	trickle, at := arr(10*time.Millisecond, 10)
 	if got := on.linger(trickle, at, at); got != 0 {
 		t.Errorf("100 pods/s: linger %v, want none", got)
-	}
-}
-
-// Pods a caller's queue hands over in a clump, stamped with when they
-// reached the caller (UpsertPodAt, 10 ms apart), are no burst; the same
-// pods stamped as they are upserted (UpsertPod, together) are one.
-func TestUpsertPodAtKeepsArrivals(t *testing.T) {
-	ctx := context.Background()
-	for _, stamped := range []bool{true, false} {
-		s := newTest(t, Config{})
-		addNodes(t, s, Node{Name: "a", Zone: "z", CPU: 64000, Memory: 65536})
-		t0 := time.Now()
-		var last time.Time
-		for i := range burstSpan {
-			p := Pod{Name: fmt.Sprintf("p%d", i), CPU: 100, Memory: 100}
-			var err error
-			if stamped {
-				last = t0.Add(time.Duration(i) * 10 * time.Millisecond)
-				err = s.UpsertPodAt(ctx, p, last)
-			} else {
-				err = s.UpsertPod(ctx, p)
-				last = time.Now()
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		s.mu.Lock()
-		bursting := s.arrivals.bursting(last)
-		s.mu.Unlock()
-		if bursting == stamped {
-			t.Errorf("stamped %v: bursting %v", stamped, bursting)
-		}
 	}
 }

@@ -460,24 +460,11 @@ func (s *Scheduler) UpsertVolume(ctx context.Context, name, zone string) error {
 
 // UpsertPod adds or replaces a pod.
 func (s *Scheduler) UpsertPod(ctx context.Context, p Pod) error {
-	return s.UpsertPodAt(ctx, p, time.Time{})
-}
-
-// UpsertPodAt is UpsertPod of a pod that reached the caller at at (zero:
-// now), for a caller that queues its events: a pending pod's arrival
-// tells a burst from a steady stream (Config.BurstLinger), and pods held
-// in the caller's queue behind a slow event would arrive in a clump that
-// looks like a burst. Live, weave-scheduler's event queue held pods
-// arriving at 100 a second behind a bound pod's update that waited for a
-// batch's solve, and handed them over together.
-func (s *Scheduler) UpsertPodAt(ctx context.Context, p Pod, at time.Time) error {
 	if s.deferAhead(&p) { // ahead.go
 		return nil
 	}
 	s.interruptSpeculation(&p) // speculate.go
-	if at.IsZero() {
-		at = time.Now() // its arrival, for the burst linger: not when s.mu is free
-	}
+	at := time.Now()           // its arrival, for the burst linger: not when s.mu is free
 	behind := s.solving.Load() // it waits for a batch's solve (fold.go)
 	s.mu.Lock()
 	defer s.mu.Unlock()

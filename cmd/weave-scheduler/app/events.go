@@ -17,28 +17,18 @@ import (
 // victims fell minutes behind: 477 evictions, 32 preemptors bound after 130 s.
 type eventQueue struct {
 	mu      sync.Mutex
-	q       []queuedEvent
+	q       []func()
 	wake    chan struct{}
 	pending atomic.Int64   // events queued or being applied
 	running sync.WaitGroup // run, between start and its return
-	// at is when the informer handed over the event being applied (read
-	// and written on run's goroutine only; zero outside run).
-	at time.Time
-}
-
-// queuedEvent is a handler's call, and when the informer made it.
-type queuedEvent struct {
-	f  func()
-	at time.Time
 }
 
 func newEventQueue() *eventQueue { return &eventQueue{wake: make(chan struct{}, 1)} }
 
 func (e *eventQueue) push(f func()) {
-	at := time.Now()
 	e.pending.Add(1)
 	e.mu.Lock()
-	e.q = append(e.q, queuedEvent{f: f, at: at})
+	e.q = append(e.q, f)
 	e.mu.Unlock()
 	select {
 	case e.wake <- struct{}{}:
@@ -67,13 +57,11 @@ func (e *eventQueue) run(ctx context.Context) {
 		q := e.q
 		e.q = nil
 		e.mu.Unlock()
-		for _, ev := range q {
+		for _, f := range q {
 			if ctx.Err() != nil {
 				return
 			}
-			e.at = ev.at
-			ev.f()
-			e.at = time.Time{}
+			f()
 			e.pending.Add(-1)
 		}
 		if len(q) > 0 {
@@ -86,11 +74,6 @@ func (e *eventQueue) run(ctx context.Context) {
 		}
 	}
 }
-
-// receivedAt is when the informer handed over the event being applied: a handler's arrival time for a
-// pod that waited in the queue behind slower events (zero when called outside the queue). Only handlers
-// running on the queue may call it.
-func (e *eventQueue) receivedAt() time.Time { return e.at }
 
 // drain waits until every event queued so far is applied, or for at most max (a stream of events does
 // not stop the loop).

@@ -36,32 +36,3 @@ func TestEventQueueStopsAtShutdown(t *testing.T) {
 	}
 	newEventQueue().wait() // never started: returns at once
 }
-
-// TestEventQueueKeepsWhenEventsArrived: an event applied behind a slow one is handed over with the time the
-// informer made it, not the time the queue reached it (pods arriving at 100 a second queued behind a bound
-// pod's update that waits for a batch's solve would otherwise reach the scheduler in a clump that looks
-// like a burst).
-func TestEventQueueKeepsWhenEventsArrived(t *testing.T) {
-	e := newEventQueue()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer func() { cancel(); e.wait() }()
-	release := make(chan struct{})
-	e.push(func() { <-release }) // the slow event
-	var pushed [3]time.Time
-	got := make(chan time.Time, len(pushed))
-	for i := range pushed {
-		pushed[i] = time.Now()
-		e.push(func() { got <- e.receivedAt() })
-		time.Sleep(10 * time.Millisecond)
-	}
-	e.start(ctx)
-	time.Sleep(20 * time.Millisecond)
-	released := time.Now()
-	close(release)
-	for i := range pushed {
-		at := <-got
-		if at.Before(pushed[i]) || !at.Before(released) {
-			t.Errorf("event %d: received at %v, pushed at %v, applied after %v", i, at.Format(time.StampMicro), pushed[i].Format(time.StampMicro), released.Format(time.StampMicro))
-		}
-	}
-}

@@ -451,7 +451,7 @@ func (s *Server) podChanged(old, p *v1.Pod) {
 			if old == nil && s.placeAheadLocked(p, sp) { // ahead.go
 				return
 			}
-			s.must("upsert pod", s.brain.UpsertPodAt(context.Background(), sp, s.events.receivedAt()))
+			s.must("upsert pod", s.brain.UpsertPod(context.Background(), sp))
 		}
 		return
 	}
