@@ -103,11 +103,12 @@ func (s *Scheduler) closeAhead() {
 }
 
 // deferAhead takes p, a pod about to be upserted, for the end of the
-// extension under way when the window is open and p is a bound pod
-// placed ahead in it or recently by this scheduler: its binding
-// reported, which would wait for the solve, and the informer's events
-// behind it (the next pods' arrivals) with it (s.specMu not held). Any
-// other bound pod's update closes the window (interruptSpeculation).
+// extension (or speculation: reportWindow) under way when the window is
+// open and p is a bound pod placed ahead in it or recently by this
+// scheduler: its binding reported, which would wait for the solve, and
+// the informer's events behind it (the next pods' arrivals) with it
+// (s.specMu not held). Any other bound pod's update closes the window
+// (interruptSpeculation).
 func (s *Scheduler) deferAhead(p *Pod) bool {
 	s.specMu.Lock()
 	defer s.specMu.Unlock()

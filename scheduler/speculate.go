@@ -25,10 +25,10 @@ import (
 // maxSpecWidth: the width doubles each time every pod it expected
 // arrived, and falls to half (or to the pods that did arrive, if more)
 // when it is dropped before; it is one for a pod nothing has followed yet
-// (a new Deployment's first: its chain is itself again). A trickle is served one pod ahead; pods
-// arriving at 100 a second find a speculation of 16 and are placed on
-// arrival, from one solve per 16 pods, where they would have queued for a
-// batch each.
+// (a new Deployment's first: its chain is itself again). A trickle is
+// served one pod ahead; pods arriving at 100 a second find a speculation
+// of 16 and are placed on arrival, from one solve per 16 pods, where they
+// would have queued for a batch each.
 //
 // The answer is used only where it is the batch's on the state as it is:
 // since the speculation, the state database has changed only by
