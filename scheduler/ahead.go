@@ -238,10 +238,8 @@ func (s *Scheduler) extend(ctx context.Context) error {
 	if aerr := s.applyAhead(ctx, served); aerr != nil {
 		return firstErr(err, aerr)
 	}
-	for _, p := range reported {
-		if uerr := s.upsertPodLocked(context.WithoutCancel(ctx), p.pod, p.at); uerr != nil {
-			return firstErr(err, uerr)
-		}
+	if uerr := s.applyReported(ctx, reported); uerr != nil {
+		return firstErr(err, uerr)
 	}
 	if err == nil && interrupted {
 		return ctx.Err()
@@ -275,6 +273,12 @@ func (s *Scheduler) closeReportWindow(ctx context.Context) error {
 	}
 	s.ahead = nil
 	s.specMu.Unlock()
+	return s.applyReported(ctx, reported)
+}
+
+// applyReported writes the bindings a window took (deferAhead), in the
+// order they were reported (s.mu held); the writes run to the end.
+func (s *Scheduler) applyReported(ctx context.Context, reported []aheadPod) error {
 	for _, p := range reported {
 		if err := s.upsertPodLocked(context.WithoutCancel(ctx), p.pod, p.at); err != nil {
 			return err
